@@ -1,0 +1,69 @@
+// swift-tools-version:6.1
+// Vigil: a bedside alarm that is its own Bluetooth LE host.
+// Dependency direction (see docs/ARCHITECTURE.md):
+//   Wire <- Bluetooth <- HCI <- Host;  Readings <- Transmitters;  App sees the sans-IO targets;
+//   Platform makes every system call;  only the `vigil` executable sees both App and Platform.
+import PackageDescription
+
+let strict: [SwiftSetting] = []
+
+let package = Package(
+    name: "vigil",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "vigil", targets: ["vigil"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    ],
+    targets: [
+        .target(name: "Wire", swiftSettings: strict),
+        .target(name: "Clocks", swiftSettings: strict),
+        .target(name: "Bluetooth", dependencies: ["Wire"], swiftSettings: strict),
+        .target(name: "HCI", dependencies: ["Wire", "Bluetooth", "Clocks"], swiftSettings: strict),
+        .target(
+            name: "SMP",
+            dependencies: [
+                "Wire", "Bluetooth", "Clocks",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
+        .target(name: "Host", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks"], swiftSettings: strict),
+        .target(name: "Readings", dependencies: ["Clocks"], swiftSettings: strict),
+        .target(name: "Transmitters", dependencies: ["Wire", "Bluetooth", "Readings", "Clocks"], swiftSettings: strict),
+        .target(name: "Simulator", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks"], swiftSettings: strict),
+        .target(
+            name: "App",
+            dependencies: ["Wire", "Bluetooth", "HCI", "Host", "Readings", "Transmitters", "Clocks", "Simulator"],
+            swiftSettings: strict),
+        .target(name: "CPlatform"),
+        .target(name: "Platform", dependencies: ["CPlatform", "Clocks"], swiftSettings: strict),
+        .executableTarget(
+            name: "vigil",
+            dependencies: [
+                "App", "Platform", "HCI", "Host", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings", "Simulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "vigil-bench",
+            dependencies: ["Wire", "Bluetooth", "HCI", "Host", "App", "Platform", "Clocks", "Simulator"],
+            path: "Sources/Benchmarks",
+            swiftSettings: strict),
+
+        .testTarget(name: "WireTests", dependencies: ["Wire"]),
+        .testTarget(name: "ClocksTests", dependencies: ["Clocks"]),
+        .testTarget(name: "SMPTests", dependencies: ["SMP", "Bluetooth", "Wire", "Clocks"]),
+        .testTarget(name: "ReadingsTests", dependencies: ["Readings", "Clocks"]),
+        .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth", "Wire"]),
+        .testTarget(name: "HCITests", dependencies: ["HCI", "Bluetooth", "Wire", "Clocks"]),
+        .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"]),
+        .testTarget(name: "TransmittersTests", dependencies: ["Transmitters", "Readings", "Wire", "Bluetooth", "Clocks"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"]),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform", "Clocks"]),
+        .testTarget(name: "InteropTests", dependencies: ["Platform", "HCI", "Wire"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// The App target; see docs/ARCHITECTURE.md.

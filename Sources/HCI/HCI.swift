@@ -1,0 +1,1 @@
+// The HCI target; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The Host target; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The Platform target; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The Readings target; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The SMP target; see docs/ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// The Simulator target; see docs/ARCHITECTURE.md.

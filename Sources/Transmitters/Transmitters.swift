@@ -1,0 +1,1 @@
+// The Transmitters target; see docs/ARCHITECTURE.md.

@@ -1,0 +1,131 @@
+/// A cursor over little-endian bytes, the byte order of every Bluetooth LE packet
+/// (Core v5.4 Vol 4 Part E §5.2 and Vol 3 Part A §3: "little-endian unless stated").
+///
+/// Reads never trap: running past the end throws `WireError.truncated`, naming the field,
+/// so a malformed packet becomes a log line instead of a crash.
+public struct ByteReader: Sendable {
+    public let bytes: [UInt8]
+    public private(set) var offset: Int
+    public let end: Int
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        self.offset = 0
+        self.end = bytes.count
+    }
+
+    public init<C: Collection>(_ slice: C) where C.Element == UInt8 {
+        self.init(Array(slice))
+    }
+
+    /// A reader over `bytes[range]` without copying.
+    public init(_ bytes: [UInt8], range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count)
+        self.bytes = bytes
+        self.offset = range.lowerBound
+        self.end = range.upperBound
+    }
+
+    public var remainingCount: Int { end - offset }
+    public var isAtEnd: Bool { offset >= end }
+
+    @inline(__always)
+    mutating func need(_ count: Int, _ field: StaticString) throws(WireError) {
+        guard count >= 0, end - offset >= count else {
+            throw .truncated(field: "\(field)", needed: count, available: max(0, end - offset))
+        }
+    }
+
+    public mutating func readUInt8(_ field: StaticString = "u8") throws(WireError) -> UInt8 {
+        try need(1, field)
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    public mutating func readInt8(_ field: StaticString = "i8") throws(WireError) -> Int8 {
+        Int8(bitPattern: try readUInt8(field))
+    }
+
+    public mutating func readUInt16(_ field: StaticString = "u16") throws(WireError) -> UInt16 {
+        try need(2, field)
+        defer { offset += 2 }
+        return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+    }
+
+    public mutating func readInt16(_ field: StaticString = "i16") throws(WireError) -> Int16 {
+        Int16(bitPattern: try readUInt16(field))
+    }
+
+    public mutating func readUInt24(_ field: StaticString = "u24") throws(WireError) -> UInt32 {
+        try need(3, field)
+        defer { offset += 3 }
+        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+    }
+
+    public mutating func readUInt32(_ field: StaticString = "u32") throws(WireError) -> UInt32 {
+        try need(4, field)
+        defer { offset += 4 }
+        return UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8
+            | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+    }
+
+    public mutating func readInt32(_ field: StaticString = "i32") throws(WireError) -> Int32 {
+        Int32(bitPattern: try readUInt32(field))
+    }
+
+    public mutating func readUInt64(_ field: StaticString = "u64") throws(WireError) -> UInt64 {
+        let low = UInt64(try readUInt32(field))
+        let high = UInt64(try readUInt32(field))
+        return low | high << 32
+    }
+
+    /// Big-endian reads, for the few formats that use them (btsnoop headers, RuuviTag).
+    public mutating func readUInt16BigEndian(_ field: StaticString = "u16be") throws(WireError) -> UInt16 {
+        try need(2, field)
+        defer { offset += 2 }
+        return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+    }
+
+    public mutating func readUInt32BigEndian(_ field: StaticString = "u32be") throws(WireError) -> UInt32 {
+        try need(4, field)
+        defer { offset += 4 }
+        return UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16
+            | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
+    }
+
+    public mutating func readUInt64BigEndian(_ field: StaticString = "u64be") throws(WireError) -> UInt64 {
+        let high = UInt64(try readUInt32BigEndian(field))
+        let low = UInt64(try readUInt32BigEndian(field))
+        return high << 32 | low
+    }
+
+    public mutating func readBytes(_ count: Int, _ field: StaticString = "bytes") throws(WireError) -> [UInt8] {
+        try need(count, field)
+        defer { offset += count }
+        return Array(bytes[offset..<(offset + count)])
+    }
+
+    /// The range of the next `count` bytes in `bytes`, consumed without copying.
+    public mutating func readRange(_ count: Int, _ field: StaticString = "bytes") throws(WireError) -> Range<Int> {
+        try need(count, field)
+        defer { offset += count }
+        return offset..<(offset + count)
+    }
+
+    public mutating func readRemaining() -> [UInt8] {
+        defer { offset = end }
+        return Array(bytes[offset..<end])
+    }
+
+    public mutating func skip(_ count: Int, _ field: StaticString = "skipped") throws(WireError) {
+        try need(count, field)
+        offset += count
+    }
+
+    public func peekUInt8() -> UInt8? { offset < end ? bytes[offset] : nil }
+
+    /// Throws unless every byte was consumed: for fixed-size PDUs, trailing bytes are a malformation.
+    public func expectEnd(_ what: StaticString) throws(WireError) {
+        if offset != end { throw .trailingBytes(what: "\(what)", count: end - offset) }
+    }
+}
