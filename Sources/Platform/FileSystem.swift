@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CPlatform
+
+/// Plain file operations with errors that name the path (configuration, bonds, btsnoop files).
+public enum FileSystem {
+    /// The whole file. Reads until end of file rather than trusting the size stat reports, so
+    /// /proc files (size 0) read correctly too.
+    public static func readFile(path: String) throws(PlatformError) -> [UInt8] {
+        let fd = vigil_open(path, O_RDONLY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw .system("open(\(path))", errno: currentErrno, hint: hint(forErrno: currentErrno)) }
+        defer { closeDescriptor(fd) }
+        var info = stat()
+        var capacity = 4096
+        if fstat(fd, &info) == 0, info.st_size > 0 { capacity = Int(info.st_size) + 1 }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: max(4096, min(capacity, 1 << 20)))
+        while true {
+            let n = chunk.withUnsafeMutableBytes { readDescriptor(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                bytes.append(contentsOf: chunk[0..<n])
+            } else if n == 0 {
+                return bytes
+            } else if currentErrno != EINTR {
+                throw .system("read(\(path))", errno: currentErrno)
+            }
+        }
+    }
+
+    /// Whether anything (file, directory, device, the target of a symlink) exists at `path`.
+    public static func exists(path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// Whether `path` is a directory (following symlinks).
+    public static func isDirectory(path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The size in bytes of the file at `path`.
+    public static func fileSize(path: String) throws(PlatformError) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .system("stat(\(path))", errno: currentErrno, hint: hint(forErrno: currentErrno)) }
+        return Int(info.st_size)
+    }
+
+    /// Creates `path` and any missing parents (`mkdir -p`). New directories get `mode`
+    /// (less the umask); existing ones are left as they are.
+    public static func createDirectories(path: String, mode: UInt32 = 0o755) throws(PlatformError) {
+        guard !path.isEmpty else { throw PlatformError(operation: "mkdir", errno: EINVAL, reason: "the path is empty") }
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += prefix.isEmpty || prefix.hasSuffix("/") ? String(component) : "/" + component
+            if mkdir(prefix, mode_t(mode)) != 0 {
+                let code = currentErrno
+                if code == EEXIST && isDirectory(path: prefix) { continue }
+                throw .system("mkdir(\(prefix))", errno: code == EEXIST ? ENOTDIR : code,
+                              hint: code == EEXIST ? "\(prefix) exists and is not a directory" : hint(forErrno: code))
+            }
+        }
+    }
+
+    /// The names in directory `path` (not "." or ".."), sorted.
+    public static func contentsOfDirectory(path: String) throws(PlatformError) -> [String] {
+        guard let directory = opendir(path) else { throw .system("opendir(\(path))", errno: currentErrno, hint: hint(forErrno: currentErrno)) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Removes a file or an empty directory.
+    public static func remove(path: String) throws(PlatformError) {
+        if unlink(path) == 0 { return }
+        let code = currentErrno
+        if code == EISDIR || code == EPERM, rmdir(path) == 0 { return }
+        throw .system("remove(\(path))", errno: code == EISDIR || code == EPERM ? currentErrno : code)
+    }
+
+    /// Removes `path` and, if it is a directory, everything in it (does not follow symlinks).
+    public static func removeTree(path: String) throws(PlatformError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw .system("lstat(\(path))", errno: currentErrno) }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in try contentsOfDirectory(path: path) { try removeTree(path: path + "/" + name) }
+            if rmdir(path) != 0 { throw .system("rmdir(\(path))", errno: currentErrno) }
+        } else if unlink(path) != 0 {
+            throw .system("unlink(\(path))", errno: currentErrno)
+        }
+    }
+
+    /// A new, empty, private (0700) directory under $TMPDIR or /tmp.
+    public static func makeTemporaryDirectory(prefix: String = "vigil") throws(PlatformError) -> String {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw .system("mkdtemp(\(base))", errno: currentErrno)
+        }
+        return String(cString: made)
+    }
+
+    static func hint(forErrno code: Int32) -> String? {
+        switch code {
+        case EACCES, EPERM: return "permission denied: check the owner and mode of the file and its directories"
+        case EROFS: return "the file system is read-only"
+        case ENOSPC: return "the disk (SD card) is full"
+        default: return nil
+        }
+    }
+}

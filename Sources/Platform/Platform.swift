@@ -1,1 +1,0 @@
-// The Platform target; see docs/ARCHITECTURE.md.
