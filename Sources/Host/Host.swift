@@ -117,6 +117,21 @@ public struct Host: Sendable {
         flush(at: now)
     }
 
+    /// The transport to the controller is gone (end of stream, ENODEV). Connections are reported
+    /// lost and pending work fails; nothing is sent until `start(at:)` after a reopen.
+    public mutating func controllerLost(_ reason: String, at now: MonotonicInstant) {
+        for handle in connections.keys.sorted() {
+            dropConnection(handle, reason: .hardwareFailure, note: "controller lost: \(reason)")
+        }
+        if case .creating(let peer, _) = connector { emit(.connectionFailed(peer: peer, reason: "controller lost")) }
+        if case .cancelling(let peer, _) = connector { emit(.connectionFailed(peer: peer, reason: "controller lost")) }
+        commands.reset()
+        acl = ACLScheduler()
+        scanner.state = .stopped
+        connector = .idle
+        controller = .off
+    }
+
     public mutating func startScanning(active: Bool, at now: MonotonicInstant) {
         scanner.wanted = active
         reconcileScanning()

@@ -1,1 +1,0 @@
-// The App target; see docs/ARCHITECTURE.md.

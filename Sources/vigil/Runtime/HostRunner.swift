@@ -1,0 +1,219 @@
+import Clocks
+import HCI
+import Host
+import Platform
+import SMP
+
+/// The one event loop: poll(2) over the HCI link and the signal fd, sleeping until the next
+/// deadline of the host or the session, feeding every packet and deadline to the sans-IO core
+/// and carrying out what it returns.
+///
+/// A controller that vanishes (EOF, ENODEV) or stops answering is reported, closed and
+/// reopened with backoff — never waited on forever — unless the command is one-shot.
+final class HostRunner {
+    struct Options {
+        var reopenOnFailure: Bool
+        var stopAt: MonotonicInstant?
+        var snoopPath: String?
+        /// For a replay, stop at the end of the capture.
+        var stopAtEndOfInput: Bool
+    }
+
+    private let openLink: () throws(PlatformError) -> any HCILink
+    private let logger: Logger
+    private var options: Options
+    private var host: Host
+    private var link: (any HCILink)?
+    private var snoop: SnoopTap?
+    private var poll = PollLoop()
+    private var signals: SignalWatcher?
+    private var reopenAt: MonotonicInstant?
+    private var reopenDelay: Duration = .seconds(1)
+    private var finishedInput = false
+    private(set) var lastFailure: String?
+    private let bondsChanged: (SMP.BondStore) -> Void
+    private var savedBonds: SMP.BondStore
+
+    init(host: Host, logger: Logger, options: Options, bondsChanged: @escaping (SMP.BondStore) -> Void, openLink: @escaping () throws(PlatformError) -> any HCILink) {
+        self.host = host
+        self.logger = logger
+        self.options = options
+        self.openLink = openLink
+        self.bondsChanged = bondsChanged
+        self.savedBonds = host.bonds
+    }
+
+    /// Runs until the session finishes, a signal arrives, the time limit passes, or the link
+    /// fails when reopening is off. Returns the exit status.
+    func run<S: HostSession>(_ session: inout S) -> Int32 {
+        do {
+            signals = try SignalWatcher(signals: [.interrupt, .terminate, .hangUp])
+            if let fd = signals?.fileDescriptor { poll.register(fd) }
+            if let path = options.snoopPath { snoop = try SnoopTap(path: path) }
+        } catch {
+            logger.log(.error, "\(error)")
+            return 1
+        }
+        defer {
+            link?.close()
+            snoop?.close()
+        }
+        if !connect(at: SystemClock.monotonicNow()) && !options.reopenOnFailure { return 1 }
+        while true {
+            var now = SystemClock.monotonicNow()
+            host.wallClock = SystemClock.wallNow()
+            if session.isFinished { drain(&session, at: now); return session.exitCode }
+            if let stop = options.stopAt, now >= stop { return session.exitCode }
+            if options.stopAtEndOfInput && finishedInput { return session.exitCode }
+            if let at = reopenAt, now >= at {
+                reopenAt = nil
+                if !connect(at: now) && !options.reopenOnFailure { return 1 }
+            }
+            let deadline = earliest(host.nextDeadline, session.nextDeadline, options.stopAt, reopenAt, link?.nextDeadline)
+            let ready: [PollLoop.Event]
+            if link?.hasPendingInput == true {
+                ready = []
+            } else {
+                do {
+                    ready = try poll.wait(until: deadline)
+                } catch {
+                    logger.log(.error, "poll failed: \(error)")
+                    return 1
+                }
+            }
+            now = SystemClock.monotonicNow()
+            host.wallClock = SystemClock.wallNow()
+            for event in ready where event.fileDescriptor == signals?.fileDescriptor {
+                if let signal = try? signals?.nextSignal() {
+                    logger.log(.notice, "received \(signal); stopping")
+                    session.handleDeadline(host: &host, at: now)
+                    return session.exitCode == 0 ? 0 : session.exitCode
+                }
+            }
+            if let link, link.hasPendingInput || ready.contains(where: { $0.fileDescriptor == link.fileDescriptor }) {
+                readLink(link, session: &session, at: now)
+            }
+            if let d = link?.nextDeadline, now >= d { link?.handleDeadline(at: now); readLinkIfReady(session: &session, at: now) }
+            host.handleDeadline(at: now)
+            if let d = session.nextDeadline, now >= d { session.handleDeadline(host: &host, at: now) }
+            drain(&session, at: now)
+            if let failure = snoop?.failure {
+                logger.log(.error, "btsnoop log stopped: \(failure)")
+                snoop = nil
+            }
+            if lastFailure != nil, !options.reopenOnFailure { return 1 }
+        }
+    }
+
+    private func readLinkIfReady<S: HostSession>(session: inout S, at now: MonotonicInstant) {
+        if let link, link.hasPendingInput { readLink(link, session: &session, at: now) }
+    }
+
+    private func readLink<S: HostSession>(_ link: any HCILink, session: inout S, at now: MonotonicInstant) {
+        do {
+            guard let packets = try link.receive(at: now) else {
+                if options.stopAtEndOfInput {
+                    finishedInput = true
+                    return
+                }
+                return linkFailed("\(link.name): the controller went away (end of stream)", session: &session, at: now)
+            }
+            for packet in packets {
+                snoop?.record(packet, direction: .received)
+                host.receive(packet, at: now)
+                drain(&session, at: now)
+            }
+        } catch {
+            linkFailed("\(link.name): \(error)", session: &session, at: now)
+        }
+    }
+
+    @discardableResult
+    private func connect(at now: MonotonicInstant) -> Bool {
+        do {
+            let opened = try openLink()
+            link = opened
+            if let fd = opened.fileDescriptor { poll.register(fd) }
+            logger.log(.info, "opened \(opened.name)")
+            reopenDelay = .seconds(1)
+            lastFailure = nil
+            host.start(at: now)
+            return true
+        } catch {
+            lastFailure = "\(error)"
+            logger.log(.error, "cannot open the Bluetooth controller: \(error)")
+            scheduleReopen(at: now)
+            return false
+        }
+    }
+
+    private func linkFailed<S: HostSession>(_ reason: String, session: inout S, at now: MonotonicInstant) {
+        logger.log(.error, reason)
+        lastFailure = reason
+        if let link {
+            if let fd = link.fileDescriptor { poll.unregister(fd) }
+            link.close()
+        }
+        link = nil
+        host.controllerLost(reason, at: now)
+        session.handle(.controllerFailed(reason), host: &host, at: now)
+        scheduleReopen(at: now)
+    }
+
+    private func scheduleReopen(at now: MonotonicInstant) {
+        guard options.reopenOnFailure else { return }
+        reopenAt = now + reopenDelay
+        logger.log(.notice, "reopening the controller in \(reopenDelay)")
+        reopenDelay = min(reopenDelay * 2, .seconds(30))
+    }
+
+    /// Carries out the host's outputs until it has none: packets to the link, events to the
+    /// session (which may call the host and produce more).
+    private func drain<S: HostSession>(_ session: inout S, at now: MonotonicInstant) {
+        while true {
+            let outputs = host.takeOutputs()
+            if outputs.isEmpty {
+                if host.bonds != savedBonds {
+                    savedBonds = host.bonds
+                    bondsChanged(savedBonds)
+                }
+                return
+            }
+            for output in outputs {
+                switch output {
+                case .send(let packet):
+                    snoop?.record(packet, direction: .sent)
+                    guard let link else { continue }
+                    do {
+                        try link.send(packet, at: now)
+                    } catch {
+                        linkFailed("\(link.name): \(error)", session: &session, at: now)
+                        return
+                    }
+                case .event(let event):
+                    switch event {
+                    case .log(let level, let message):
+                        logger.log(level, message)
+                    case .controllerReady:
+                        session.handle(event, host: &host, at: now)
+                        session.controllerReady(host: &host, at: now)
+                    case .controllerFailed(let reason):
+                        session.handle(event, host: &host, at: now)
+                        if options.reopenOnFailure {
+                            if let link {
+                                if let fd = link.fileDescriptor { poll.unregister(fd) }
+                                link.close()
+                            }
+                            link = nil
+                            scheduleReopen(at: now)
+                        } else {
+                            lastFailure = reason
+                        }
+                    default:
+                        session.handle(event, host: &host, at: now)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import Clocks
+import Host
+
+/// What a command does with a running host: `scan`, `gatt`, `run` and `demo` each implement it.
+/// Sessions are sans-IO: they see host events and call host methods; the runner does the I/O.
+protocol HostSession {
+    /// The controller is ready (called again after every controller restart).
+    mutating func controllerReady(host: inout Host, at now: MonotonicInstant)
+    mutating func handle(_ event: Host.Event, host: inout Host, at now: MonotonicInstant)
+    mutating func handleDeadline(host: inout Host, at now: MonotonicInstant)
+    var nextDeadline: MonotonicInstant? { get }
+    /// Done: the runner stops and exits with `exitCode`.
+    var isFinished: Bool { get }
+    var exitCode: Int32 { get }
+}

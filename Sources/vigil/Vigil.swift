@@ -1,0 +1,41 @@
+import ArgumentParser
+
+/// `vigil`: a bedside alarm that is its own Bluetooth LE host.
+///
+/// Exit codes scripts can rely on: 0 success; 1 runtime failure (no controller, a device that
+/// could not be reached); 64 bad command line; 78 bad configuration.
+@main
+struct Vigil: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vigil",
+        abstract: "A bedside alarm for glucose transmitters and heart-rate monitors, speaking Bluetooth LE over raw HCI.",
+        discussion: """
+            Vigil is open-source DIY software, not a certified medical device.
+            HCI transports (--hci): hciN (Linux user channel, the default hci0), tcp:HOST:PORT (H4 over TCP),
+            serial:/dev/ttyX[@baud][,rtscts] (H4 over a UART), btsnoop:FILE (replay a capture, read-only).
+            Exit codes: 0 success, 1 runtime failure, 64 usage error, 78 configuration error.
+            """,
+        subcommands: [ScanCommand.self, GATTCommand.self, RunCommand.self, DemoCommand.self])
+}
+
+/// Options every command that talks to a controller shares.
+struct ControllerOptions: ParsableArguments {
+    @Option(name: .long, help: "HCI transport: hciN, tcp:HOST:PORT, serial:PATH[@BAUD][,rtscts] or btsnoop:FILE.")
+    var hci: String = "hci0"
+
+    @Option(name: .customLong("btsnoop-log"), help: "Write every HCI packet in and out to this btsnoop file.")
+    var btsnoopLog: String?
+
+    @Option(name: .customLong("log-level"), help: "debug, info, notice, warning or error.")
+    var logLevel: String = "notice"
+
+    @Option(name: .customLong("state-dir"), help: "Where bonds, our static address and remembered transmitters live.")
+    var stateDirectory: String?
+
+    func validate() throws {
+        guard Logger.level(named: logLevel) != nil else {
+            throw ValidationError("--log-level must be debug, info, notice, warning or error")
+        }
+        _ = try ControllerOptions.parseTransport(hci)
+    }
+}
