@@ -1,0 +1,91 @@
+import Clocks
+
+/// One measured value from one transmitter, at one time: what alarms, history and export consume.
+///
+/// `kind` is derived from `value`, so the two can never disagree.
+public struct Reading: Hashable, Sendable, CustomStringConvertible {
+    public var device: DeviceID
+    public var value: Value
+    public var time: Time
+
+    public init(device: DeviceID, value: Value, time: Time) {
+        self.device = device
+        self.value = value
+        self.time = time
+    }
+
+    public var kind: Kind { value.kind }
+
+    /// What was measured, with its unit in the type.
+    public enum Value: Hashable, Sendable, CustomStringConvertible {
+        case heartRate(BeatsPerMinute, contact: SkinContact)
+        /// Beat-to-beat intervals in the order the sensor measured them (oldest first).
+        case rrIntervals([RRInterval])
+        case energyExpended(EnergyExpended)
+        /// `trend` is nil when the transmitter sends none (as opposed to `.notComputable`).
+        case glucose(GlucoseConcentration, trend: TrendDirection?)
+        case temperature(Temperature)
+        case battery(Percent)
+
+        public var kind: Kind {
+            switch self {
+            case .heartRate: .heartRate
+            case .rrIntervals: .rrIntervals
+            case .energyExpended: .energyExpended
+            case .glucose: .glucose
+            case .temperature: .temperature
+            case .battery: .battery
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case let .heartRate(bpm, contact): "\(bpm) (\(contact))"
+            case let .rrIntervals(intervals): "RR \(intervals.map(\.description).joined(separator: ", "))"
+            case let .energyExpended(energy): "\(energy)"
+            case let .glucose(concentration, trend): "\(concentration) \(trend.map(\.description) ?? "no trend")"
+            case let .temperature(temperature): "\(temperature)"
+            case let .battery(level): "battery \(level)"
+            }
+        }
+    }
+
+    /// The kind of a reading, with a stable name for storage and configuration lines.
+    public enum Kind: String, CaseIterable, Hashable, Sendable {
+        case heartRate = "heart-rate"
+        case rrIntervals = "rr-intervals"
+        case energyExpended = "energy-expended"
+        case glucose
+        case temperature
+        case battery
+    }
+
+    /// When the value was measured.
+    ///
+    /// Drivers never read a clock, and most transmitters do not send a wall-clock time, so a
+    /// driver dates a reading on the monotonic clock it was handed (`now`, or `now` minus the
+    /// age the transmitter reports for backfill). Devices with their own calendar clock (glucose
+    /// meters' records) give a wall-clock time. The app turns either into wall time with
+    /// `wallClockTime(monotonicNow:wallNow:)` when it stores the reading.
+    public enum Time: Hashable, Sendable, CustomStringConvertible {
+        case monotonic(MonotonicInstant)
+        case wallClock(WallClockTime)
+
+        /// The wall-clock time of this reading, given the two clocks read at the same moment.
+        public func wallClockTime(monotonicNow: MonotonicInstant, wallNow: WallClockTime) -> WallClockTime {
+            switch self {
+            case let .monotonic(instant): wallNow - (monotonicNow - instant)
+            case let .wallClock(time): time
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case let .monotonic(instant): "\(instant)"
+            case let .wallClock(time): "\(time)"
+            }
+        }
+    }
+
+    public var description: String { "\(device) \(kind.rawValue) \(value) @ \(time)" }
+}

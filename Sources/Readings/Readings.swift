@@ -1,1 +1,0 @@
-// The Readings target; see docs/ARCHITECTURE.md.

@@ -1,0 +1,63 @@
+/// A transmitter type as the configuration names it: its profile and how to make its driver.
+public struct TransmitterType: Sendable {
+    /// The name in configuration lines, e.g. `heart-rate`.
+    public let name: String
+    /// One line for `vigil --help` and the status page.
+    public let summary: String
+    public let profile: TransmitterProfile
+    private let factory: @Sendable (TransmitterConfiguration) throws(TransmitterConfigurationError) -> any TransmitterDriver
+
+    public init(name: String, summary: String, profile: TransmitterProfile,
+                factory: @escaping @Sendable (TransmitterConfiguration) throws(TransmitterConfigurationError) -> any TransmitterDriver) {
+        self.name = name
+        self.summary = summary
+        self.profile = profile
+        self.factory = factory
+    }
+
+    /// Convenience for a driver type whose profile is the type's profile.
+    public init<Driver: TransmitterDriver>(name: String, summary: String, driver: Driver.Type,
+                                           factory: @escaping @Sendable (TransmitterConfiguration) throws(TransmitterConfigurationError) -> Driver) {
+        self.init(name: name, summary: summary, profile: Driver.profile) { (configuration) throws(TransmitterConfigurationError) -> any TransmitterDriver in
+            try factory(configuration)
+        }
+    }
+
+    public func makeDriver(_ configuration: TransmitterConfiguration) throws(TransmitterConfigurationError) -> any TransmitterDriver {
+        try factory(configuration)
+    }
+}
+
+/// The transmitter types Vigil knows, by configuration name.
+public struct TransmitterRegistry: Sendable {
+    public private(set) var types: [TransmitterType]
+
+    /// Later entries with an existing name replace the earlier one.
+    public init(_ types: [TransmitterType]) {
+        self.types = []
+        for type in types { register(type) }
+    }
+
+    /// Every built-in type. Adding a transmitter type means adding it here.
+    public static let builtIn = TransmitterRegistry([HeartRateDriver.transmitterType])
+
+    public mutating func register(_ type: TransmitterType) {
+        if let index = types.firstIndex(where: { $0.name == type.name }) { types[index] = type } else { types.append(type) }
+    }
+
+    public var names: [String] { types.map(\.name) }
+
+    public func type(named name: String) -> TransmitterType? { types.first { $0.name == name } }
+
+    /// The driver for a configuration line, or a typed error naming what was wrong.
+    public func makeDriver(_ configuration: TransmitterConfiguration) throws(TransmitterConfigurationError) -> any TransmitterDriver {
+        guard let type = type(named: configuration.typeName) else {
+            throw .unknownType(configuration.typeName, known: names)
+        }
+        return try type.makeDriver(configuration)
+    }
+
+    public func makeDriver(configurationLine line: String) throws(TransmitterConfigurationError) -> any TransmitterDriver {
+        try makeDriver(TransmitterConfiguration(parsing: line))
+    }
+}

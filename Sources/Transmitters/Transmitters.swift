@@ -1,1 +1,0 @@
-// The Transmitters target; see docs/ARCHITECTURE.md.
