@@ -1,0 +1,410 @@
+import Bluetooth
+import Clocks
+import Host
+import Readings
+import Transmitters
+
+/// The appliance's Bluetooth side: finds each configured transmitter, connects, secures,
+/// discovers, runs its driver, and reconnects with backoff when the link drops — forever.
+///
+/// Sans-IO like everything in the core: host events and deadlines in, host calls and
+/// `ApplianceEvent`s out. Drivers see characteristic UUIDs; this type maps them to handles.
+public struct Appliance: Sendable {
+    public struct Device: Sendable {
+        public var driver: any TransmitterDriver
+        /// Pair before use (the configuration's `pair = true`), even if the profile does not require it.
+        public var pair: Bool
+        /// A fixed address from the configuration: match this peer only.
+        public var address: Address?
+        /// Overrides the profile's name prefix.
+        public var namePrefix: String?
+
+        public init(driver: any TransmitterDriver, pair: Bool = false, address: Address? = nil, namePrefix: String? = nil) {
+            self.driver = driver
+            self.pair = pair
+            self.address = address
+            self.namePrefix = namePrefix
+        }
+    }
+
+    var slots: [TransmitterSlot]
+    public private(set) var remembered: RememberedTransmitters
+    let activeScan: Bool
+    private var events: [ApplianceEvent] = []
+    private var controllerUp = false
+
+    public init(devices: [Device], remembered: RememberedTransmitters, activeScan: Bool = true) {
+        self.remembered = remembered
+        self.activeScan = activeScan
+        slots = devices.map { d in
+            let profile = d.driver.profile
+            let known = remembered.address(for: d.driver.device)
+            var matcher = TransmitterMatcher(profile: profile, remembered: known)
+            if let prefix = d.namePrefix { matcher.namePrefix = prefix }
+            // A configured address that differs from the remembered one: the configuration
+            // changed, so the remembered peer is stale.
+            if let fixed = d.address, known?.address != fixed { matcher.remembered = nil }
+            return TransmitterSlot(device: d.driver.device, driver: d.driver, matcher: matcher,
+                                   securityFirst: d.pair || profile.security == .encryptionRequired,
+                                   fixedAddress: d.address)
+        }
+    }
+
+    /// Events since the last call.
+    public mutating func takeEvents() -> [ApplianceEvent] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    public var nextDeadline: MonotonicInstant? { earliest(slots.map(\.nextDeadline)) }
+
+    /// Snapshot for `vigil status` and logs: each device's state in words.
+    public var deviceStates: [(DeviceID, String)] {
+        slots.map { slot in
+            let words: String = switch slot.state {
+            case .searching: "searching"
+            case .waitingToReconnect: "waiting to reconnect"
+            case .connecting(let p): "connecting to \(p)"
+            case .securing: "securing the link"
+            case .discovering: "discovering services"
+            case .running: "connected"
+            }
+            return (slot.device, words)
+        }
+    }
+
+    // MARK: inputs
+
+    public mutating func controllerReady(host: inout Host, at now: MonotonicInstant) {
+        controllerUp = true
+        events.append(.bluetooth(.poweredOn))
+        for i in slots.indices where slots[i].handle == nil {
+            slots[i].state = .searching
+        }
+        updateScanning(host: &host, at: now)
+        for i in slots.indices { connectIfKnown(i, host: &host, at: now) }
+    }
+
+    public mutating func handleDeadline(host: inout Host, at now: MonotonicInstant) {
+        for i in slots.indices {
+            switch slots[i].state {
+            case .waitingToReconnect(let until) where now >= until:
+                slots[i].state = .searching
+                connectIfKnown(i, host: &host, at: now)
+            case .running(let handle):
+                if let d = slots[i].driver.nextDeadline, now >= d {
+                    let actions = slots[i].driver.handleDeadline(at: now)
+                    perform(actions, slot: i, handle: handle, host: &host, at: now)
+                }
+            default:
+                break
+            }
+        }
+        updateScanning(host: &host, at: now)
+    }
+
+    public mutating func handle(_ event: Host.Event, host: inout Host, at now: MonotonicInstant) {
+        switch event {
+        case .controllerReady:
+            break  // controllerReady(host:at:) is called separately by the runner
+        case .controllerFailed(let reason):
+            controllerUp = false
+            events.append(.bluetooth(.unavailable(reason: reason)))
+        case .advertisement(let advertisement):
+            advertisementSeen(advertisement, host: &host, at: now)
+        case let .connected(handle, peer):
+            guard let i = slots.firstIndex(where: { $0.state == .connecting(peer) }) else {
+                // Not ours (a stale attempt): let it go.
+                host.disconnect(handle: handle, at: now)
+                return
+            }
+            slots[i].peer = peer
+            slots[i].connectedSince = now
+            if slots[i].securityFirst {
+                slots[i].state = .securing(handle: handle)
+                host.secure(handle: handle, at: now)
+            } else {
+                discover(i, handle: handle, host: &host, at: now)
+            }
+        case let .connectionFailed(peer, reason):
+            guard let i = slots.firstIndex(where: { $0.state == .connecting(peer) }) else { return }
+            events.append(.transmitter(slots[i].device, peer: peer, .disconnected(reason: "could not connect: \(reason)")))
+            waitToReconnect(i, at: now)
+        case let .disconnected(handle, peer, reason):
+            guard let i = slots.firstIndex(where: { $0.handle == handle }) else { return }
+            let actions = slots[i].driver.receive(.disconnected(reason: "\(reason)"), at: now)
+            perform(actions, slot: i, handle: handle, host: &host, at: now, linkGone: true)
+            events.append(.transmitter(slots[i].device, peer: peer, .disconnected(reason: "\(reason)")))
+            // A link that ran for a while resets the backoff: this was a drop, not a failing device.
+            if let since = slots[i].connectedSince, now - since > .seconds(60) { slots[i].backoff = .seconds(1) }
+            waitToReconnect(i, at: now)
+        case let .gatt(handle, id, result):
+            gattResult(handle: handle, id: id, result: result, host: &host, at: now)
+        case let .notification(handle, attribute, value):
+            deliverValue(handle: handle, attribute: attribute, value: value, origin: .notification, host: &host, at: now)
+        case let .indication(handle, attribute, value):
+            deliverValue(handle: handle, attribute: attribute, value: value, origin: .indication, host: &host, at: now)
+        case let .encryptionChanged(handle, enabled, bonded):
+            guard enabled, let i = slots.firstIndex(where: { $0.handle == handle }), let peer = slots[i].peer else { return }
+            events.append(.encrypted(slots[i].device, peer: peer, bonded: bonded))
+            encryptionReady(i, handle: handle, host: &host, at: now)
+        case let .encryptionFailed(handle, reason, bondRejected):
+            guard let i = slots.firstIndex(where: { $0.handle == handle }), let peer = slots[i].peer else { return }
+            if bondRejected && !slots[i].retriedPairingAfterBondLoss {
+                // The peer forgot us (reset, re-paired elsewhere): pair afresh, once.
+                slots[i].retriedPairingAfterBondLoss = true
+                host.forgetBond(peer)
+                host.pair(handle: handle, at: now)
+                return
+            }
+            securityFailed(i, handle: handle, reason: "encryption failed: \(reason)", host: &host, at: now)
+        case let .paired(handle, bond):
+            guard let i = slots.firstIndex(where: { $0.handle == handle }), let peer = slots[i].peer else { return }
+            slots[i].retriedPairingAfterBondLoss = false
+            events.append(.paired(slots[i].device, peer: peer, secureConnections: bond.secureConnections))
+            events.append(.transmitter(slots[i].device, peer: peer, .paired))
+        case let .pairingFailed(handle, reason):
+            guard let i = slots.firstIndex(where: { $0.handle == handle }) else { return }
+            securityFailed(i, handle: handle, reason: reason, host: &host, at: now)
+        case .mtuExchanged, .connectionParametersChanged, .log:
+            break
+        }
+    }
+
+    // MARK: searching and connecting
+
+    private mutating func updateScanning(host: inout Host, at now: MonotonicInstant) {
+        guard controllerUp else { return }
+        let searching = slots.contains { $0.state == .searching && $0.matcher.remembered == nil }
+        if searching && !host.isScanning { host.startScanning(active: activeScan, at: now) }
+        if !searching && host.isScanning { host.stopScanning(at: now) }
+    }
+
+    /// A remembered (or configured) address needs no scan: LE Create Connection finds it.
+    private mutating func connectIfKnown(_ i: Int, host: inout Host, at now: MonotonicInstant) {
+        guard controllerUp, slots[i].state == .searching, let peer = slots[i].matcher.remembered else { return }
+        slots[i].state = .connecting(peer)
+        events.append(.connecting(slots[i].device, peer: peer))
+        host.connect(peer, at: now)
+    }
+
+    private mutating func advertisementSeen(_ a: Advertisement, host: inout Host, at now: MonotonicInstant) {
+        let summary = AdvertisementSummary(address: a.address, name: a.name, serviceUUIDs: a.serviceUUIDs, rssi: a.rssi)
+        // A peer already claimed by one slot is not offered to another.
+        let claimed = Set(slots.compactMap { s -> DeviceAddress? in
+            if case .connecting(let p) = s.state { return p }
+            return s.handle != nil ? s.peer : nil
+        })
+        guard a.isConnectable || a.scanResponse != nil, !claimed.contains(a.address) else { return }
+        for i in slots.indices where slots[i].state == .searching && slots[i].matches(summary) {
+            slots[i].state = .connecting(a.address)
+            events.append(.connecting(slots[i].device, peer: a.address))
+            host.connect(a.address, at: now)
+            break
+        }
+        updateScanning(host: &host, at: now)
+    }
+
+    private mutating func waitToReconnect(_ i: Int, at now: MonotonicInstant) {
+        slots[i].pending.removeAll()
+        slots[i].database = nil
+        slots[i].driverAwaitsEncryption = false
+        slots[i].connectedSince = nil
+        slots[i].state = .waitingToReconnect(until: now + slots[i].backoff)
+        slots[i].backoff = min(slots[i].backoff * 2, TransmitterSlot.maximumBackoff)
+    }
+
+    // MARK: security and discovery
+
+    private mutating func encryptionReady(_ i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant) {
+        switch slots[i].state {
+        case .securing:
+            discover(i, handle: handle, host: &host, at: now)
+        case .running where slots[i].driverAwaitsEncryption:
+            slots[i].driverAwaitsEncryption = false
+            let actions = slots[i].driver.receive(.encrypted, at: now)
+            perform(actions, slot: i, handle: handle, host: &host, at: now)
+        default:
+            break
+        }
+    }
+
+    private mutating func securityFailed(_ i: Int, handle: UInt16, reason: String, host: inout Host, at now: MonotonicInstant) {
+        let peer = slots[i].peer
+        events.append(.transmitter(slots[i].device, peer: peer, .pairingFailed(reason: reason)))
+        switch slots[i].state {
+        case .running where slots[i].driverAwaitsEncryption:
+            slots[i].driverAwaitsEncryption = false
+            let actions = slots[i].driver.receive(.pairingFailed(reason: reason), at: now)
+            perform(actions, slot: i, handle: handle, host: &host, at: now)
+        case .securing:
+            host.disconnect(handle: handle, at: now)
+        default:
+            break
+        }
+    }
+
+    private mutating func discover(_ i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant) {
+        // Results reach us only after this returns (the runner drains the host), even when the
+        // host answers from its bond cache.
+        let id = host.gatt(.discoverDatabase, on: handle, at: now)
+        slots[i].state = .discovering(handle: handle, request: id)
+    }
+
+    private mutating func databaseDiscovered(_ i: Int, handle: UInt16, database: GATT.Database, host: inout Host, at now: MonotonicInstant) {
+        slots[i].database = database
+        var services: [BluetoothUUID: [DiscoveredCharacteristic]] = [:]
+        for entry in database.entries where services[entry.service.uuid] == nil {
+            services[entry.service.uuid] = entry.characteristics.map {
+                DiscoveredCharacteristic($0.uuid, properties: CharacteristicProperties(rawValue: $0.properties.rawValue))
+            }
+        }
+        let discovered = DiscoveredServices(services)
+        let device = slots[i].device
+        if let missing = slots[i].driver.profile.missingRequirement(in: discovered) {
+            events.append(.transmitter(device, peer: slots[i].peer, .incompatible(reason: missing)))
+            host.disconnect(handle: handle, at: now)
+            return
+        }
+        if let peer = slots[i].peer, (try? remembered.rememberIfNew(peer, for: device)) == true {
+            slots[i].matcher.remembered = peer
+            events.append(.rememberedAddress(device, peer))
+        }
+        slots[i].state = .running(handle: handle)
+        let actions = slots[i].driver.start(discovered, at: now)
+        perform(actions, slot: i, handle: handle, host: &host, at: now)
+    }
+
+    // MARK: driver bridging
+
+    private mutating func gattResult(handle: UInt16, id: GATTClient.RequestID, result: GATTClient.Result, host: inout Host, at now: MonotonicInstant) {
+        guard let i = slots.firstIndex(where: { $0.handle == handle }) else { return }
+        if case .discovering(_, let request) = slots[i].state, request == id {
+            switch result {
+            case .database(let database):
+                databaseDiscovered(i, handle: handle, database: database, host: &host, at: now)
+            case .failed(let failure) where failure.needsSecurity && !slots[i].securityFirst:
+                slots[i].state = .securing(handle: handle)
+                host.secure(handle: handle, at: now)
+            case .failed(let failure):
+                events.append(.transmitter(slots[i].device, peer: slots[i].peer, .incompatible(reason: "discovery failed: \(failure)")))
+                host.disconnect(handle: handle, at: now)
+            default:
+                break
+            }
+            return
+        }
+        guard let operation = slots[i].pending.removeValue(forKey: id) else { return }
+        let input: DriverInput
+        switch (operation, result) {
+        case (.read(let uuid), .value(let bytes)): input = .value(uuid, bytes, origin: .read)
+        case (.write(let uuid), .written): input = .writeCompleted(uuid)
+        case (.subscribe(let uuid), .written): input = .subscribed(uuid)
+        case (_, .failed(let failure)): input = .operationFailed(operation.gattOperation, Self.operationFailure(failure))
+        default: input = .operationFailed(operation.gattOperation, .other("unexpected GATT result"))
+        }
+        let actions = slots[i].driver.receive(input, at: now)
+        perform(actions, slot: i, handle: handle, host: &host, at: now)
+    }
+
+    private mutating func deliverValue(handle: UInt16, attribute: UInt16, value: [UInt8], origin: ValueOrigin, host: inout Host, at now: MonotonicInstant) {
+        guard let i = slots.firstIndex(where: { $0.state == .running(handle: handle) }),
+              let characteristic = slots[i].database?.characteristic(valueHandle: attribute) else { return }
+        let actions = slots[i].driver.receive(.value(characteristic.uuid, value, origin: origin), at: now)
+        perform(actions, slot: i, handle: handle, host: &host, at: now)
+    }
+
+    private mutating func perform(_ actions: [DriverAction], slot i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant, linkGone: Bool = false) {
+        var readings: [Reading] = []
+        let device = slots[i].device
+        let peer = slots[i].peer
+        for action in actions {
+            if case .emit(.reading(let reading)) = action {
+                readings.append(reading)
+                continue
+            }
+            if !readings.isEmpty {
+                events.append(.readings(device, peer: peer, readings))
+                readings.removeAll()
+            }
+            switch action {
+            case .emit(let event):
+                if case .disconnected = event { continue }  // the appliance reports disconnections itself
+                events.append(.transmitter(device, peer: peer, event))
+            case .read(let uuid):
+                guard !linkGone else { continue }
+                request(.read(uuid), slot: i, handle: handle, host: &host, at: now) { c in
+                    c.properties.contains(.read) ? .read(handle: c.valueHandle) : nil
+                }
+            case let .write(uuid, bytes, withResponse):
+                guard !linkGone else { continue }
+                request(.write(uuid), slot: i, handle: handle, host: &host, at: now) { c in
+                    withResponse ? .write(handle: c.valueHandle, value: bytes) : .writeWithoutResponse(handle: c.valueHandle, value: bytes)
+                }
+            case let .subscribe(uuid, indications):
+                guard !linkGone else { continue }
+                request(.subscribe(uuid), slot: i, handle: handle, host: &host, at: now) { c in
+                    c.cccdHandle.map { .write(handle: $0, value: [indications ? 0x02 : 0x01, 0x00]) }
+                }
+            case .requestPairing:
+                guard !linkGone else { continue }
+                slots[i].driverAwaitsEncryption = true
+                if host.isEncrypted(handle) {
+                    slots[i].driverAwaitsEncryption = false
+                    let more = slots[i].driver.receive(.encrypted, at: now)
+                    perform(more, slot: i, handle: handle, host: &host, at: now)
+                } else {
+                    host.secure(handle: handle, at: now)
+                }
+            case .disconnect(let reason):
+                guard !linkGone else { continue }
+                events.append(.transmitter(device, peer: peer, .disconnected(reason: "driver: \(reason)")))
+                host.disconnect(handle: handle, at: now)
+            }
+        }
+        if !readings.isEmpty { events.append(.readings(device, peer: peer, readings)) }
+    }
+
+    /// Maps a driver operation to a GATT operation on a discovered characteristic; answers the
+    /// driver at once when the characteristic or the property is missing.
+    private mutating func request(_ operation: TransmitterSlot.PendingOperation, slot i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant, _ make: (GATT.Characteristic) -> GATTClient.Operation?) {
+        let uuid = operation.gattOperation.characteristic
+        guard let characteristic = slots[i].database?.characteristic(uuid), let gattOperation = make(characteristic) else {
+            let actions = slots[i].driver.receive(.operationFailed(operation.gattOperation, .unsupported("\(uuid) is missing or lacks the property for \(operation.gattOperation)")), at: now)
+            perform(actions, slot: i, handle: handle, host: &host, at: now)
+            return
+        }
+        let id = host.gatt(gattOperation, on: handle, at: now)
+        slots[i].pending[id] = operation
+    }
+
+    static func operationFailure(_ failure: GATT.Failure) -> OperationFailure {
+        switch failure {
+        case .attributeError(let code, _): .attError(code: code.rawValue)
+        case .timedOut: .timedOut
+        default: .other("\(failure)")
+        }
+    }
+}
+
+extension TransmitterSlot {
+    init(device: DeviceID, driver: any TransmitterDriver, matcher: TransmitterMatcher, securityFirst: Bool, fixedAddress: Address?) {
+        self.init(device: device, driver: driver, matcher: matcher, securityFirst: securityFirst)
+        self.fixedAddress = fixedAddress
+    }
+
+    func matches(_ summary: AdvertisementSummary) -> Bool {
+        if let fixedAddress { return summary.address.address == fixedAddress }
+        return matcher.matches(summary)
+    }
+}
+
+extension TransmitterSlot.PendingOperation {
+    var gattOperation: GATTOperation {
+        switch self {
+        case .read(let u): .read(u)
+        case .write(let u): .write(u)
+        case .subscribe(let u): .subscribe(u)
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import Bluetooth
+import Clocks
+import Readings
+import Transmitters
+
+/// What the appliance reports: a transmitter's events with the device they concern, plus the
+/// appliance's own state. Alarms, history and `--events-json` consume this one stream.
+public enum ApplianceEvent: Sendable, Equatable {
+    case transmitter(DeviceID, peer: DeviceAddress?, TransmitterEvent)
+    /// Readings a driver produced in one step (one notification), kept together so a heart-rate
+    /// measurement's rate, RR intervals and energy stay one record.
+    case readings(DeviceID, peer: DeviceAddress?, [Reading])
+    case connecting(DeviceID, peer: DeviceAddress)
+    case encrypted(DeviceID, peer: DeviceAddress, bonded: Bool)
+    case paired(DeviceID, peer: DeviceAddress, secureConnections: Bool)
+    case rememberedAddress(DeviceID, DeviceAddress)
+    case bluetooth(BluetoothState)
+}

@@ -1,0 +1,67 @@
+import Bluetooth
+import Clocks
+import Host
+import Readings
+import Transmitters
+
+/// One configured transmitter and the link to it: searching, connecting, securing,
+/// discovering, running, or waiting to try again.
+struct TransmitterSlot: Sendable {
+    enum State: Sendable, Equatable {
+        case searching
+        case waitingToReconnect(until: MonotonicInstant)
+        case connecting(DeviceAddress)
+        case securing(handle: UInt16)
+        case discovering(handle: UInt16, request: GATTClient.RequestID)
+        case running(handle: UInt16)
+    }
+
+    /// A GATT request the host is doing on the driver's behalf.
+    enum PendingOperation: Sendable, Equatable {
+        case read(BluetoothUUID)
+        case write(BluetoothUUID)
+        case subscribe(BluetoothUUID)
+    }
+
+    let device: DeviceID
+    var driver: any TransmitterDriver
+    var matcher: TransmitterMatcher
+    /// Pair (or re-encrypt) before discovery, per configuration or profile.
+    let securityFirst: Bool
+
+    init(device: DeviceID, driver: any TransmitterDriver, matcher: TransmitterMatcher, securityFirst: Bool) {
+        self.device = device
+        self.driver = driver
+        self.matcher = matcher
+        self.securityFirst = securityFirst
+    }
+    var state: State = .searching
+    var peer: DeviceAddress?
+    var database: GATT.Database?
+    var pending: [GATTClient.RequestID: PendingOperation] = [:]
+    /// A driver's `requestPairing` is answered by `encrypted` or `pairingFailed`.
+    var driverAwaitsEncryption = false
+    var retriedPairingAfterBondLoss = false
+    var backoff: Duration = .seconds(1)
+    var connectedSince: MonotonicInstant?
+    /// A configured address: only this peer is ours, whatever the matcher would say.
+    var fixedAddress: Address?
+
+    static let maximumBackoff: Duration = .seconds(60)
+
+    var handle: UInt16? {
+        switch state {
+        case .securing(let h), .running(let h): h
+        case .discovering(let h, _): h
+        default: nil
+        }
+    }
+
+    var nextDeadline: MonotonicInstant? {
+        switch state {
+        case .waitingToReconnect(let until): until
+        case .running: driver.nextDeadline
+        default: nil
+        }
+    }
+}

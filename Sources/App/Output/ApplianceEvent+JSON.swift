@@ -1,0 +1,129 @@
+import Bluetooth
+import Readings
+import Transmitters
+
+extension ApplianceEvent {
+    /// The `--events-json` form: one object per line, `event` first, then `device` (the
+    /// configured name) and `address`. Field names are a contract with scripts and tests.
+    public var json: [JSON] {
+        switch self {
+        case let .transmitter(device, peer, event):
+            return Self.transmitterJSON(device, peer, event)
+        case let .readings(device, peer, readings):
+            return [.object(Self.head("reading", device, peer) + Self.readingFields(readings))]
+        case let .connecting(device, peer):
+            return [.object(Self.head("connecting", device, peer))]
+        case let .encrypted(device, peer, bonded):
+            return [.object(Self.head("encrypted", device, peer) + [("bonded", .bool(bonded))])]
+        case let .paired(device, peer, sc):
+            return [.object(Self.head("paired", device, peer) + [("secureConnections", .bool(sc))])]
+        case let .rememberedAddress(device, peer):
+            return [.object(Self.head("remembered", device, peer))]
+        case let .bluetooth(state):
+            return [.object([("event", "bluetooth"), ("state", .string(Self.stateWord(state)))] + Self.reason(state))]
+        }
+    }
+
+    static func head(_ event: String, _ device: DeviceID, _ peer: DeviceAddress?) -> [(String, JSON)] {
+        var members: [(String, JSON)] = [("event", .string(event)), ("device", .string(device.rawValue))]
+        if let peer { members.append(("address", .string("\(peer.address)"))) }
+        return members
+    }
+
+    static func stateWord(_ state: BluetoothState) -> String {
+        switch state {
+        case .poweredOn: "on"
+        case .poweredOff: "off"
+        case .unavailable: "unavailable"
+        }
+    }
+
+    static func reason(_ state: BluetoothState) -> [(String, JSON)] {
+        if case .unavailable(let reason) = state { return [("reason", .string(reason))] }
+        return []
+    }
+
+    /// One notification's readings as one record: a heart-rate measurement's rate, contact,
+    /// energy and RR intervals together.
+    static func readingFields(_ readings: [Reading]) -> [(String, JSON)] {
+        var kind: String?
+        var fields: [(String, JSON)] = []
+        for reading in readings {
+            switch reading.value {
+            case let .heartRate(bpm, contact):
+                kind = kind ?? "heart-rate"
+                fields.append(("bpm", .int(Int64(bpm.value))))
+                let word = switch contact {
+                case .detected: "detected"
+                case .notDetected: "not-detected"
+                case .notReported: "unsupported"
+                }
+                fields.append(("contact", .string(word)))
+            case .rrIntervals(let intervals):
+                kind = kind ?? "rr-intervals"
+                fields.append(("rrIntervals", .array(intervals.map { .double($0.seconds) })))
+            case .energyExpended(let energy):
+                kind = kind ?? "energy-expended"
+                fields.append(("energyExpended", .int(Int64(energy.kilojoules))))
+            case let .glucose(concentration, trend):
+                kind = kind ?? "glucose"
+                fields.append(("mgdl", .double(concentration.milligramsPerDeciliter)))
+                if let trend { fields.append(("trend", .string("\(trend)"))) }
+            case .temperature(let t):
+                kind = kind ?? "temperature"
+                fields.append(("celsius", .double(t.degreesCelsius)))
+            case .battery(let p):
+                kind = kind ?? "battery"
+                fields.append(("percent", .int(Int64(p.value))))
+            }
+        }
+        return [("kind", .string(kind ?? "unknown"))] + fields
+    }
+
+    static func transmitterJSON(_ device: DeviceID, _ peer: DeviceAddress?, _ event: TransmitterEvent) -> [JSON] {
+        func one(_ name: String, _ extra: [(String, JSON)] = []) -> [JSON] { [.object(head(name, device, peer) + extra)] }
+        switch event {
+        case .connected: return one("connected")
+        case .disconnected(let reason): return one("disconnected", [("reason", .string(reason))])
+        case .bluetoothStateChanged(let state): return one("bluetooth", [("state", .string(stateWord(state)))] + reason(state))
+        case .reading(let reading): return [.object(head("reading", device, peer) + readingFields([reading]))]
+        case .info(let info):
+            var out: [JSON] = []
+            if let battery = info.battery { out += one("battery", [("percent", .int(Int64(battery.value)))]) }
+            var fields: [(String, JSON)] = []
+            if let v = info.sensorState { fields.append(("sensorState", .string(v))) }
+            if let v = info.sensorAge { fields.append(("sensorAgeSeconds", .double(v.seconds))) }
+            if let v = info.bodySensorLocation { fields.append(("bodySensorLocation", .string("\(v)"))) }
+            if let v = info.manufacturer { fields.append(("manufacturer", .string(v))) }
+            if let v = info.model { fields.append(("model", .string(v))) }
+            if let v = info.serialNumber { fields.append(("serialNumber", .string(v))) }
+            if let v = info.firmware { fields.append(("firmware", .string(v))) }
+            if let v = info.hardware { fields.append(("hardware", .string(v))) }
+            if let v = info.software { fields.append(("software", .string(v))) }
+            if !fields.isEmpty { out += one("info", fields) }
+            return out
+        case .needsPairing: return one("needs-pairing")
+        case .paired: return []  // reported by the appliance with its SC flag
+        case .pairingFailed(let reason): return one("pairing-failed", [("reason", .string(reason))])
+        case .newSensorDetected: return one("new-sensor")
+        case .sensorNotDetected: return one("no-sensor")
+        case let .noData(_, duration): return one("no-data", [("seconds", .double(duration.seconds))])
+        case .incompatible(let reason): return one("incompatible", [("reason", .string(reason))])
+        case let .malformedValue(uuid, reason): return one("malformed-value", [("characteristic", .string("\(uuid)")), ("reason", .string(reason))])
+        case let .operationFailed(operation, failure): return one("operation-failed", [("operation", .string("\(operation)")), ("reason", .string("\(failure)"))])
+        }
+    }
+
+    /// A log line for people (and journald).
+    public var logLine: String {
+        switch self {
+        case let .transmitter(device, peer, event): "\(device)\(peer.map { " (\($0.address))" } ?? ""): \(event)"
+        case let .readings(device, _, readings): "\(device): " + readings.map { "\($0.value)" }.joined(separator: ", ")
+        case let .connecting(device, peer): "\(device): connecting to \(peer)"
+        case let .encrypted(device, _, bonded): "\(device): link encrypted\(bonded ? " with the bond" : "")"
+        case let .paired(device, _, sc): "\(device): paired (\(sc ? "LE Secure Connections" : "LE legacy"))"
+        case let .rememberedAddress(device, peer): "\(device): remembered as \(peer)"
+        case .bluetooth(let state): "Bluetooth \(state)"
+        }
+    }
+}
