@@ -174,6 +174,19 @@ struct InitiatorTests {
         }
     }
 
+    @Test(arguments: [true, false])
+    func anEncryptionChangeThatNeverComesTimesOut(secureConnections: Bool) {
+        var link = PairingHarness(responder: .init(secureConnections: secureConnections))
+        link.controllerSilent = true
+        link.startPairing()
+        guard case let .awaitingEncryption(deadline) = link.initiator.state else {
+            Issue.record("expected to await encryption, in \(link.initiator.state)")
+            return
+        }
+        #expect(link.initiator.nextDeadline == deadline)
+        #expect(link.initiator.handleDeadline(at: deadline) == [.failed(.timeout)])
+    }
+
     @Test func aSecurityRequestFromThePeripheralStartsPairing() throws {
         var link = PairingHarness()
         link.requestSecurity()

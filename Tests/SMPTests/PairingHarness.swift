@@ -21,6 +21,8 @@ struct PairingHarness {
     var tamper: (Side, [UInt8]) -> [UInt8]? = { _, pdu in pdu }
     /// Makes the controller fail encryption (as a key mismatch would: Bumble disconnects 0x3D).
     var refuseEncryption = false
+    /// Makes the controller never report Encryption Change at all.
+    var controllerSilent = false
     private var queue: [(to: Side, pdu: [UInt8])] = []
 
     init(
@@ -48,7 +50,7 @@ struct PairingHarness {
             case let .send(pdu): post(pdu, from: .initiator)
             case let .startEncryption(ltk, ediv, rand):
                 initiatorEvents.append(action)
-                encrypt(ltk: ltk, ediv: ediv, rand: rand)
+                if !controllerSilent { encrypt(ltk: ltk, ediv: ediv, rand: rand) }
             case .paired, .failed: initiatorEvents.append(action)
             }
         }
