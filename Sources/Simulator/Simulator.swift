@@ -1,1 +1,0 @@
-// The Simulator target; see docs/ARCHITECTURE.md.
