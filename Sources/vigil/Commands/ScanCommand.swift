@@ -46,7 +46,10 @@ struct ScanSession: HostSession {
         switch event {
         case .advertisement(let a):
             table.update(a)
-            if json { print(ScanTable.json(a).rendered) }
+            if json {
+                print(ScanTable.json(a).rendered)
+                StandardOutput.flush()
+            }
         case .controllerFailed:
             exitCode = 1
         default:

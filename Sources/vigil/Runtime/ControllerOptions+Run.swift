@@ -7,9 +7,9 @@ import Platform
 import SMP
 
 extension ControllerOptions {
-    static func parseTransport(_ text: String) throws -> Transport {
+    static func parseTransport(_ text: String) throws -> VigilConfiguration.Transport {
         do {
-            return try Transport(parsing: text)
+            return try VigilConfiguration.Transport(parsing: text)
         } catch {
             throw ValidationError("--hci \(text): \(error)")
         }
@@ -45,10 +45,10 @@ extension ControllerOptions {
 
 /// Opens an HCI link for a transport.
 enum HCILinks {
-    static func open(_ transport: Transport) throws(PlatformError) -> any HCILink {
+    static func open(_ transport: VigilConfiguration.Transport) throws(PlatformError) -> any HCILink {
         switch transport {
         case .userChannel(let index):
-            return TransportLink(try HCIUserChannel.open(index: index), name: "hci\(index)")
+            return TransportLink(try HCIUserChannel.open(index: Int(index)), name: "hci\(index)")
         case let .tcp(host, port):
             return TransportLink(try TCPConnection.connect(host: host, port: port, timeout: .seconds(5)), name: "tcp:\(host):\(port)")
         case let .serial(path, baud, flowControl):

@@ -1,0 +1,81 @@
+import App
+import ArgumentParser
+import Bluetooth
+import Clocks
+import Host
+import Platform
+import Transmitters
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the appliance: connect to the configured transmitters and keep them connected.")
+
+    @Option(help: "The configuration file.")
+    var config: String = VigilConfiguration.defaultPath
+
+    @Option(name: .long, help: "Override the configuration's HCI transport.")
+    var hci: String?
+
+    @Option(name: .customLong("btsnoop-log"), help: "Write every HCI packet in and out to this btsnoop file.")
+    var btsnoopLog: String?
+
+    @Option(name: .customLong("state-dir"), help: "Override the configuration's state directory.")
+    var stateDirectory: String?
+
+    @Option(name: .customLong("log-level"), help: "Override the configuration's log level.")
+    var logLevel: String?
+
+    @Flag(name: .customLong("events-json"), help: "Print every appliance event as one JSON object per line on stdout.")
+    var eventsJSON = false
+
+    @Option(help: "Stop after this many seconds (for tests; the appliance normally runs forever).")
+    var seconds: Double?
+
+    func run() throws {
+        let configuration = try Self.loadConfiguration(config)
+        let level = Logger.level(named: logLevel ?? configuration.log.level.rawValue) ?? .info
+        let logger = Logger(minimum: level)
+        var controller = ControllerOptions()
+        controller.hci = hci ?? "\(configuration.bluetooth.transport)"
+        controller.btsnoopLog = btsnoopLog ?? configuration.bluetooth.btsnoopLog
+        controller.stateDirectory = stateDirectory ?? configuration.storage.stateDirectory
+        controller.logLevel = level.description
+        let state = try StateDirectory(path: controller.resolvedStateDirectory, logger: logger)
+        var devices: [Appliance.Device] = []
+        for device in configuration.devices {
+            let options = device.options.mapValues { "\($0)" }
+            let transmitter = TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options)
+            do {
+                let driver = try TransmitterRegistry.builtIn.makeDriver(transmitter)
+                devices.append(Appliance.Device(driver: driver, pair: device.pair, address: device.address, namePrefix: device.namePrefix))
+            } catch {
+                StandardError.write("\(config):\(device.position.line): \(error)")
+                throw ExitCode(78)
+            }
+        }
+        if devices.isEmpty { logger.log(.warning, "no [[device]] in \(config): Vigil will only keep the controller up") }
+        let appliance = Appliance(devices: devices, remembered: state.loadRemembered(), activeScan: configuration.bluetooth.scan != .passive)
+        var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: state)
+        let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true)
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    /// Reads and validates the configuration; any problem is reported with its line and the
+    /// appliance refuses to start half-configured (exit 78, EX_CONFIG).
+    static func loadConfiguration(_ path: String) throws -> VigilConfiguration {
+        let text: String
+        do {
+            text = String(decoding: try FileSystem.readFile(path: path), as: UTF8.self)
+        } catch {
+            StandardError.write("vigil: cannot read the configuration: \(error)")
+            throw ExitCode(78)
+        }
+        do {
+            return try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterRegistry.builtIn.names)
+        } catch {
+            for problem in error.errors { StandardError.write(problem.formatted(file: path)) }
+            throw ExitCode(78)
+        }
+    }
+}
