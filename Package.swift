@@ -1,11 +1,13 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 // Vigil: a bedside alarm that is its own Bluetooth LE host.
 // Dependency direction (see docs/ARCHITECTURE.md):
 //   Wire <- Bluetooth <- HCI <- Host;  Readings <- Transmitters;  App sees the sans-IO targets;
 //   Platform makes every system call;  only the `vigil` executable sees both App and Platform.
 import PackageDescription
 
-let strict: [SwiftSetting] = []
+// CI (scripts/test) builds with warnings as errors; a developer's quick build keeps them warnings.
+let warningsAreErrors = Context.environment["VIGIL_WARNINGS_AS_ERRORS"] == "1"
+let strict: [SwiftSetting] = warningsAreErrors ? [.treatAllWarnings(as: .error)] : []
 
 let package = Package(
     name: "vigil",
@@ -38,7 +40,7 @@ let package = Package(
             name: "App",
             dependencies: ["Wire", "Bluetooth", "HCI", "Host", "Readings", "Transmitters", "Clocks", "Simulator"],
             swiftSettings: strict),
-        .target(name: "CPlatform"),
+        .target(name: "CPlatform", cSettings: warningsAreErrors ? [.unsafeFlags(["-Wall", "-Werror"])] : [.unsafeFlags(["-Wall"])]),
         .target(name: "Platform", dependencies: ["CPlatform", "Clocks"], swiftSettings: strict),
         .executableTarget(
             name: "vigil",
@@ -53,17 +55,17 @@ let package = Package(
             path: "Sources/Benchmarks",
             swiftSettings: strict),
 
-        .testTarget(name: "WireTests", dependencies: ["Wire"]),
-        .testTarget(name: "ClocksTests", dependencies: ["Clocks"]),
-        .testTarget(name: "SMPTests", dependencies: ["SMP", "Bluetooth", "Wire", "Clocks"]),
-        .testTarget(name: "ReadingsTests", dependencies: ["Readings", "Clocks"]),
-        .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth", "Wire"]),
-        .testTarget(name: "HCITests", dependencies: ["HCI", "Bluetooth", "Wire", "Clocks"]),
-        .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"]),
-        .testTarget(name: "TransmittersTests", dependencies: ["Transmitters", "Readings", "Wire", "Bluetooth", "Clocks"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"]),
-        .testTarget(name: "PlatformTests", dependencies: ["Platform", "Clocks"]),
-        .testTarget(name: "InteropTests", dependencies: ["Platform", "HCI", "Wire"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: strict),
+        .testTarget(name: "ClocksTests", dependencies: ["Clocks"], swiftSettings: strict),
+        .testTarget(name: "SMPTests", dependencies: ["SMP", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "ReadingsTests", dependencies: ["Readings", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth", "Wire"], swiftSettings: strict),
+        .testTarget(name: "HCITests", dependencies: ["HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"], swiftSettings: strict),
+        .testTarget(name: "TransmittersTests", dependencies: ["Transmitters", "Readings", "Wire", "Bluetooth", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "AppTests", dependencies: ["App", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "InteropTests", dependencies: ["Platform", "HCI", "Wire"], swiftSettings: strict),
     ]
 )
