@@ -5,7 +5,9 @@ Launches `heart_rate_monitor.py` (or connects to one already running with `--por
 `tcp-client:127.0.0.1:PORT`, as Vigil would: scans, connects, discovers, reads, subscribes,
 pairs with LE Secure Connections (Just Works), compares every received notification with the
 rig's `{"sent":...}` log, disconnects, reconnects and re-encrypts from the bond (no second
-pairing). Exits 0 only if every check passed; prints one `CHECK ok|FAIL ...` line per check and
+pairing); then abandons a live link by closing the TCP client (the rig must drop it) and
+repeats the bonded session from a second client with the same key store, which is what a
+second `vigil run --state-dir` does. Exits 0 only if every check passed; prints one `CHECK ok|FAIL ...` line per check and
 a closing `N passed, N failed` line.
 
 Examples:
@@ -186,7 +188,7 @@ async def session(device: Device, rig: RigProcess, checks: Checks, args, first: 
     else:
         await asyncio.wait_for(connection.encrypt(), 10)
         checks.check(bool(connection.encryption), "re-encrypted from the bond")
-        pairings = [r for r in rig.lines if r.get("event") == "paired"]
+        pairings = [r for r in rig.lines if r.get("event") == "paired"]  # over all sessions
         checks.check(len(pairings) == 1, "no second pairing on the rig", len(pairings))
 
     await subscribe
@@ -214,11 +216,36 @@ async def session(device: Device, rig: RigProcess, checks: Checks, args, first: 
                      sorted(f"{f:02x}" for f in flags))
     await connection.disconnect()
     gone = await rig.wait_for(lambda r: r.get("event") == "disconnected"
-                              and sum(1 for x in rig.lines if x.get("event") == "disconnected")
-                              >= (1 if first else 2))
+                              and r in rig.lines[log_start:])
     checks.check(gone is not None, f"{label}: rig saw the disconnection", gone)
     # Make sure the rig's advertising restarted before the next connect.
     await asyncio.sleep(0.5)
+
+
+async def make_central(source, sink, keystore: MemoryKeyStore) -> Device:
+    device = Device.with_hci("check-central", hci.Address(CENTRAL_ADDRESS), source, sink)
+    device.keystore = keystore
+    device.pairing_config_factory = lambda _c: PairingConfig(
+        sc=True, mitm=False, bonding=True,
+        delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
+    await device.power_on()
+    return device
+
+
+def check_advertisement(advertisement: Advertisement, rig: RigProcess, checks: Checks, args) -> None:
+    ad = advertisement.data
+    name = ad.get(ad.COMPLETE_LOCAL_NAME)
+    checks.check(name == rig.info["name"], "advertised name", name)
+    services = sorted(u.to_hex_str() for u in
+                      ad.get(ad.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS) or [])
+    checks.check(services == ["180D", "180F"], "advertised 16-bit services", services)
+    appearance = ad.get(ad.APPEARANCE)
+    checks.check(appearance is not None and int(appearance) == 832, "advertised appearance",
+                 appearance)
+    # Bumble's scanner gets extended reports unless the rig cleared the feature bit.
+    checks.check(advertisement.is_legacy == args.legacy_reports, "report kind",
+                 "legacy" if advertisement.is_legacy else "extended")
+    checks.check(advertisement.is_connectable, "advertisement is connectable")
 
 
 async def run(args) -> int:
@@ -231,33 +258,25 @@ async def run(args) -> int:
         rig_args.append("--legacy-reports")
     await rig.start(rig_args)
     checks.check(rig.port > 0, "rig READY", rig.port)
+    keystore = MemoryKeyStore()  # shared by both central "processes", like a state dir
     try:
         async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
-            device = Device.with_hci("check-central", hci.Address(CENTRAL_ADDRESS), source, sink)
-            device.keystore = MemoryKeyStore()
-            device.pairing_config_factory = lambda _c: PairingConfig(
-                sc=True, mitm=False, bonding=True,
-                delegate=PairingDelegate(
-                    io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
-            await device.power_on()
-
+            device = await make_central(source, sink, keystore)
             advertisement = await scan_for(device, rig.info["address"], 10)
             if checks.check(advertisement is not None, "scan found the rig"):
-                ad = advertisement.data
-                name = ad.get(ad.COMPLETE_LOCAL_NAME)
-                checks.check(name == rig.info["name"], "advertised name", name)
-                services = sorted(u.to_hex_str() for u in
-                                  ad.get(ad.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS) or [])
-                checks.check(services == ["180D", "180F"], "advertised 16-bit services", services)
-                appearance = ad.get(ad.APPEARANCE)
-                checks.check(int(appearance) == 832 if appearance is not None else False,
-                             "advertised appearance", appearance)
-                # Bumble's scanner reports extended reports unless the rig cleared the feature.
-                checks.check(advertisement.is_legacy == args.legacy_reports,
-                             "report kind", "legacy" if advertisement.is_legacy else "extended")
-                checks.check(advertisement.is_connectable, "advertisement is connectable")
-
+                check_advertisement(advertisement, rig, checks, args)
             await session(device, rig, checks, args, first=True)
+            await session(device, rig, checks, args, first=False)
+            # Leave without disconnecting, as a crashed host would.
+            await device.connect(hci.Address(rig.info["address"], hci.Address.RANDOM_DEVICE_ADDRESS),
+                                 timeout=10)
+        dropped = await rig.wait_for(lambda r: r.get("event") == "link-dropped-by-rig")
+        checks.check(dropped is not None, "rig dropped the abandoned link when the client left")
+        # A second central on the same rig process and the same bond store: must re-encrypt.
+        async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
+            device = await make_central(source, sink, keystore)
+            advertisement = await scan_for(device, rig.info["address"], 10)
+            checks.check(advertisement is not None, "second client: scan found the rig again")
             await session(device, rig, checks, args, first=False)
     finally:
         code = await rig.stop()
