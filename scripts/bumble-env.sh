@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Creates or updates the Bumble virtual-controller environment used by the interop rigs
+# (Tests/Rigs/*.py) and benchmarks (scripts/bench/*.py), at <repo>/.venv-bumble.
+#
+# Idempotent: when the venv already holds the pinned Bumble version this is a fast no-op
+# (one `python -c` import check, no pip traffic). Prints the venv's python path as its last
+# line on stdout, so callers can do: PY=$(scripts/bumble-env.sh | tail -n1)
+#
+# The venv is kept out of git (.gitignore). Bumble is pinned because the rigs rely on the
+# quirks of its virtual controller as observed in this exact version
+# (see shared/reference/bumble-peer.md); bump deliberately and re-run Tests/Rigs/check_rig.py.
+set -euo pipefail
+
+BUMBLE_VERSION="${BUMBLE_VERSION:-0.0.236}"
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${VIGIL_BUMBLE_VENV:-$repo_root/.venv-bumble}"
+py="$venv/bin/python"
+
+log() { echo "bumble-env: $*" >&2; }
+
+installed_version() {
+    # Ask the venv itself: importlib.metadata does not import bumble (fast) and fails cleanly
+    # when the package is absent.
+    "$py" -c 'import importlib.metadata as m; print(m.version("bumble"))' 2>/dev/null || true
+}
+
+if [[ -x "$py" ]] && [[ "$(installed_version)" == "$BUMBLE_VERSION" ]]; then
+    echo "$py"
+    exit 0
+fi
+
+if ! command -v python3 >/dev/null 2>&1; then
+    log "python3 not found; install Python 3.10+ first"
+    exit 1
+fi
+
+if [[ ! -x "$py" ]]; then
+    # Debian splits ensurepip into python3-venv; without it `python3 -m venv` leaves a venv
+    # with no pip. Install it only when we are allowed to (root, apt present).
+    if ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+        if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
+            log "ensurepip missing: installing python3-venv"
+            DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2
+        else
+            log "python3 lacks ensurepip: install python3-venv (needs root) and re-run"
+            exit 1
+        fi
+    fi
+    log "creating $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv" >&2
+fi
+
+log "installing bumble==$BUMBLE_VERSION into $venv"
+"$py" -m pip install --disable-pip-version-check --quiet "bumble==$BUMBLE_VERSION" >&2
+
+got="$(installed_version)"
+if [[ "$got" != "$BUMBLE_VERSION" ]]; then
+    log "expected bumble $BUMBLE_VERSION, found '${got:-none}'"
+    exit 1
+fi
+echo "$py"
