@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"], swiftSettings: strict),
         .testTarget(name: "TransmittersTests", dependencies: ["Transmitters", "Readings", "Wire", "Bluetooth", "Clocks"], swiftSettings: strict),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
-        .testTarget(name: "AppTests", dependencies: ["App", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
+        .testTarget(name: "AppTests", dependencies: ["App", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "Clocks"], swiftSettings: strict),
         .testTarget(name: "InteropTests", dependencies: ["Platform", "HCI", "Wire"], swiftSettings: strict),
     ]

@@ -19,11 +19,12 @@ public struct Address: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// Parses `AA:BB:CC:DD:EE:FF` (or with dashes), most-significant first.
     public init?(_ text: String) {
-        let parts = text.split(whereSeparator: { $0 == ":" || $0 == "-" })
+        let parts = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "-" })
         guard parts.count == 6 else { return nil }
         var v: UInt64 = 0
         for part in parts {
-            guard part.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
+            // Two hex digits exactly: integer parsing alone would accept "+A".
+            guard part.count == 2, part.allSatisfy(\.isHexDigit), let byte = UInt8(part, radix: 16) else { return nil }
             v = v << 8 | UInt64(byte)
         }
         self.init(value: v)

@@ -42,6 +42,8 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible, Compar
         var t = text.lowercased()
         if t.hasPrefix("0x") { t.removeFirst(2) }
         let hex = t.filter { $0 != "-" }
+        // Integer parsing would accept a sign ("+180d"); a UUID is hex digits only.
+        guard !hex.isEmpty, hex.allSatisfy(\.isHexDigit) else { return nil }
         if !t.contains("-") && hex.count == 4, let v = UInt16(hex, radix: 16) { self.init(v); return }
         if !t.contains("-") && hex.count == 8, let v = UInt32(hex, radix: 16) { self.init(uuid32: v); return }
         guard hex.count == 32, let hi = UInt64(hex.prefix(16), radix: 16), let lo = UInt64(hex.suffix(16), radix: 16)

@@ -13,14 +13,23 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
 
     public static func < (a: Self, b: Self) -> Bool { a.nanoseconds < b.nanoseconds }
 
-    public static func + (a: Self, d: Duration) -> Self { Self(nanoseconds: a.nanoseconds &+ d.nanosecondsClamped) }
-    public static func - (a: Self, d: Duration) -> Self { Self(nanoseconds: a.nanoseconds &- d.nanosecondsClamped) }
+    /// Saturating: a deadline "forever from now" must not wrap into the past.
+    public static func + (a: Self, d: Duration) -> Self {
+        let (sum, overflow) = a.nanoseconds.addingReportingOverflow(d.nanosecondsClamped)
+        return Self(nanoseconds: overflow ? (d > .zero ? .max : .min) : sum)
+    }
+    public static func - (a: Self, d: Duration) -> Self {
+        let (difference, overflow) = a.nanoseconds.subtractingReportingOverflow(d.nanosecondsClamped)
+        return Self(nanoseconds: overflow ? (d > .zero ? .min : .max) : difference)
+    }
     public static func - (a: Self, b: Self) -> Duration { .nanoseconds(a.nanoseconds &- b.nanoseconds) }
     public static func += (a: inout Self, d: Duration) { a = a + d }
 
     public var description: String {
         let ms = nanoseconds / 1_000_000
-        return "t+\(ms / 1000).\(String(ms % 1000 + 1000).dropFirst())s"
+        let magnitude = ms.magnitude
+        let fraction = String(magnitude % 1000 + 1000).dropFirst()
+        return "t\(ms < 0 ? "-" : "+")\(magnitude / 1000).\(fraction)s"
     }
 }
 

@@ -25,9 +25,11 @@ public struct WallClockTime: Comparable, Hashable, Sendable, CustomStringConvert
 
     /// ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T10:30:00.000Z`.
     public var iso8601: String {
-        let ms = Int64(((microsecondsSinceEpoch / 1000) % 1000 + 1000) % 1000)
+        // Floor (not truncate) both the seconds and the milliseconds, so times before 1970 print
+        // the calendar second they fall in.
         var seconds = microsecondsSinceEpoch / 1_000_000
         if microsecondsSinceEpoch < 0 && microsecondsSinceEpoch % 1_000_000 != 0 { seconds -= 1 }
+        let ms = (microsecondsSinceEpoch - seconds * 1_000_000) / 1000
         let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
         let secOfDay = seconds - days * 86400
         let (y, m, d) = Self.civil(fromDays: days)

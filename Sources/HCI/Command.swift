@@ -53,6 +53,8 @@ extension HCI {
         public var parameters: [UInt8]
 
         public init(opcode: Opcode, parameters: [UInt8]) {
+            // Parameter_Total_Length is one octet (Vol 4 Part E §5.4.1): longer is a bug in the caller.
+            precondition(parameters.count <= 255, "HCI command parameters exceed 255 bytes")
             self.opcode = opcode
             self.parameters = parameters
         }

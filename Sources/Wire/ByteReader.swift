@@ -74,6 +74,7 @@ public struct ByteReader: Sendable {
     }
 
     public mutating func readUInt64(_ field: StaticString = "u64") throws(WireError) -> UInt64 {
+        try need(8, field)  // all or nothing: never consume half a field
         let low = UInt64(try readUInt32(field))
         let high = UInt64(try readUInt32(field))
         return low | high << 32
@@ -94,6 +95,7 @@ public struct ByteReader: Sendable {
     }
 
     public mutating func readUInt64BigEndian(_ field: StaticString = "u64be") throws(WireError) -> UInt64 {
+        try need(8, field)
         let high = UInt64(try readUInt32BigEndian(field))
         let low = UInt64(try readUInt32BigEndian(field))
         return high << 32 | low

@@ -1,0 +1,107 @@
+import App
+import Bluetooth
+import Clocks
+import HCI
+import Host
+import Readings
+import SMP
+import Simulator
+import Testing
+import Transmitters
+
+@Suite("Appliance against the simulated radio")
+struct ApplianceTests {
+    @Test("finds the heart-rate monitor, remembers it, and decodes its notifications")
+    func findsAndDecodes() throws {
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [SimulatedDevices.heartRateMonitor()])
+        world.start()
+        world.advance(by: .seconds(10))
+        #expect(world.events.contains(.rememberedAddress("strap", ApplianceWorld.hrmAddress)))
+        #expect(world.transmitterEvents { $0 == .connected } == 1)
+        let rates = world.readings.flatMap { $0 }.compactMap { r -> UInt16? in
+            if case .heartRate(let bpm, _) = r.value { bpm.value } else { nil }
+        }
+        // One measurement a second once subscribed: at least 5 in 10 s, all plausible.
+        #expect(rates.count >= 5)
+        #expect(rates.allSatisfy { (40...200).contains($0) })
+        #expect(world.appliance.remembered.address(for: "strap") == ApplianceWorld.hrmAddress)
+        #expect(world.controller.violations.isEmpty)
+    }
+
+    @Test("pairs with LE Secure Connections before use when configured to")
+    func pairsFirst() throws {
+        let hrm = SimulatedDevices.heartRateMonitor(requiresEncryption: true, securityFactory: SMPPeripheralSecurity.factory())
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate(pair: true)], peripherals: [hrm])
+        world.start()
+        world.advance(by: .seconds(10))
+        #expect(world.events.contains(.paired("strap", peer: ApplianceWorld.hrmAddress, secureConnections: true)))
+        #expect(world.events.contains(.encrypted("strap", peer: ApplianceWorld.hrmAddress, bonded: true)))
+        #expect(world.readings.count >= 5)
+        #expect(world.host.bonds.bond(for: ApplianceWorld.hrmAddress) != nil)
+    }
+
+    @Test("pairs when the strap answers 'insufficient authentication', then subscribes")
+    func pairsWhenAsked() throws {
+        let hrm = SimulatedDevices.heartRateMonitor(requiresEncryption: true, securityFactory: SMPPeripheralSecurity.factory())
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate(pair: false)], peripherals: [hrm])
+        world.start()
+        world.advance(by: .seconds(10))
+        #expect(world.transmitterEvents { $0 == .needsPairing } == 1)
+        #expect(world.events.contains { if case .paired = $0 { true } else { false } })
+        #expect(world.readings.count >= 5)
+    }
+
+    @Test("reconnects after a supervision timeout, straight to the remembered address")
+    func reconnects() throws {
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [SimulatedDevices.heartRateMonitor()])
+        world.start()
+        world.advance(by: .seconds(5))
+        let handle = try #require(world.controller.connectionHandles.first)
+        world.controller.dropConnection(handle: handle, reason: .connectionTimeout, at: world.now)
+        world.pump()
+        #expect(world.events.contains { if case .transmitter(_, _, .disconnected) = $0 { true } else { false } })
+        let before = world.readings.count
+        world.advance(by: .seconds(10))
+        #expect(world.transmitterEvents { $0 == .connected } == 2)
+        #expect(world.readings.count > before + 3)
+    }
+
+    @Test("a strap that vanishes raises no-data, and the appliance keeps trying with growing backoff")
+    func vanishes() throws {
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [SimulatedDevices.heartRateMonitor()])
+        world.start()
+        world.advance(by: .seconds(5))
+        world.controller.vanish(ApplianceWorld.hrmAddress.address, at: world.now)
+        world.advance(by: .seconds(120))
+        #expect(world.events.contains { if case .transmitter(_, _, .disconnected) = $0 { true } else { false } })
+        let attempts = world.events.filter { if case .connecting = $0 { true } else { false } }.count
+        // Backoff doubles from 1 s (plus the 5 s connect timeout): a handful of tries, not hundreds.
+        #expect(attempts >= 3 && attempts <= 15)
+    }
+
+    @Test("a dead controller is reported as Bluetooth unavailable")
+    func deadController() throws {
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [SimulatedDevices.heartRateMonitor()])
+        world.controller.isDead = true
+        world.start()
+        world.advance(by: .seconds(10))
+        #expect(world.events.contains { if case .bluetooth(.unavailable) = $0 { true } else { false } })
+    }
+
+    @Test("a bond the strap forgot is replaced by pairing afresh, once")
+    func bondLost() throws {
+        var bonds = SMP.BondStore()
+        bonds.insert(SMP.Bond(peer: ApplianceWorld.hrmAddress, longTermKey: Array(repeating: 0x42, count: 16), ediv: 0, rand: 0,
+                              keySize: 16, secureConnections: true, authenticated: false),
+                     created: WallClockTime(secondsSinceEpoch: 1_700_000_000))
+        let hrm = SimulatedDevices.heartRateMonitor(requiresEncryption: true, securityFactory: SMPPeripheralSecurity.factory())
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate(pair: true)], peripherals: [hrm], bonds: bonds)
+        world.start()
+        world.advance(by: .seconds(15))
+        #expect(world.hostEvents.contains { if case .encryptionFailed(_, _, true) = $0 { true } else { false } }
+                || world.hostEvents.contains { if case .disconnected(_, _, .terminatedMICFailure) = $0 { true } else { false } })
+        #expect(world.events.contains { if case .paired = $0 { true } else { false } })
+        #expect(world.readings.count >= 3)
+        #expect(world.host.bonds.bond(for: ApplianceWorld.hrmAddress)?.longTermKey != Array(repeating: 0x42, count: 16))
+    }
+}

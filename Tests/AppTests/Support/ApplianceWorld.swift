@@ -1,0 +1,113 @@
+import App
+import Bluetooth
+import Clocks
+import Host
+import SMP
+import Simulator
+import Testing
+import Transmitters
+
+/// A deterministic source for the host's SMP randomness.
+struct CountingRandom: SMP.RandomSource {
+    var counter: UInt8 = 1
+    mutating func bytes(_ n: Int) -> [UInt8] {
+        (0..<n).map { _ in
+            counter &+= 37
+            return counter
+        }
+    }
+}
+
+/// The appliance, the host and a simulated controller wired together on a virtual clock, the
+/// way the `vigil` runner wires them to a real link. Time only moves by jumping to the next
+/// deadline: no test sleeps.
+struct ApplianceWorld {
+    var host: Host
+    var controller: SimulatedController
+    var appliance: Appliance
+    var now = MonotonicInstant(nanoseconds: 1_000_000_000)
+    var events: [ApplianceEvent] = []
+    var hostEvents: [Host.Event] = []
+
+    static let hrmAddress = DeviceAddress(Address(value: 0xC0_11_22_33_44_55), type: .random)
+
+    init(devices: [Appliance.Device], peripherals: [SimulatedPeripheral],
+         remembered: RememberedTransmitters = RememberedTransmitters(), bonds: SMP.BondStore = SMP.BondStore()) {
+        var configuration = Host.Configuration(staticAddress: Address(value: 0xC1_02_03_04_05_06))
+        configuration.connectTimeout = .seconds(5)
+        host = Host(configuration: configuration, bonds: bonds, random: CountingRandom())
+        controller = SimulatedController(radio: SimulatedRadio(peripherals: peripherals))
+        appliance = Appliance(devices: devices, remembered: remembered)
+    }
+
+    static func heartRate(pair: Bool = false) throws -> Appliance.Device {
+        let driver = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "heart-rate", device: "strap"))
+        return Appliance.Device(driver: driver, pair: pair)
+    }
+
+    mutating func start() {
+        host.start(at: now)
+        pump()
+    }
+
+    /// Moves packets and events until everything is quiet at the current time.
+    mutating func pump() {
+        for _ in 0..<10_000 {
+            var moved = false
+            for output in host.takeOutputs() {
+                moved = true
+                switch output {
+                case .send(let packet):
+                    controller.receive(fromHost: packet, at: now)
+                case .event(let event):
+                    hostEvents.append(event)
+                    appliance.handle(event, host: &host, at: now)
+                    if case .controllerReady = event { appliance.controllerReady(host: &host, at: now) }
+                }
+            }
+            for packet in controller.takePacketsForHost() {
+                moved = true
+                host.receive(packet, at: now)
+            }
+            events += appliance.takeEvents()
+            if !moved { return }
+        }
+        Issue.record("the world never went quiet at \(now)")
+    }
+
+    /// Runs for `duration` of virtual time, jumping from deadline to deadline.
+    mutating func advance(by duration: Duration) {
+        let end = now + duration
+        for _ in 0..<1_000_000 {
+            guard let next = earliest(host.nextDeadline, controller.nextDeadline, appliance.nextDeadline), next <= end else { break }
+            now = max(now, next)
+            host.handleDeadline(at: now)
+            controller.handleDeadline(at: now)
+            appliance.handleDeadline(host: &host, at: now)
+            pump()
+        }
+        now = end
+        pump()
+    }
+
+    /// Advances until `condition` holds or `limit` passes; returns whether it held.
+    @discardableResult
+    mutating func advance(until limit: Duration, _ condition: (ApplianceWorld) -> Bool) -> Bool {
+        let end = now + limit
+        while now < end {
+            if condition(self) { return true }
+            advance(by: .milliseconds(100))
+        }
+        return condition(self)
+    }
+
+    var readings: [[Reading]] {
+        events.compactMap { if case .readings(_, _, let r) = $0 { r } else { nil } }
+    }
+
+    func transmitterEvents(_ match: (TransmitterEvent) -> Bool) -> Int {
+        events.filter { if case .transmitter(_, _, let e) = $0 { match(e) } else { false } }.count
+    }
+}
+
+import Readings
