@@ -48,9 +48,11 @@ public struct RememberedTransmitters: Hashable, Sendable {
 
     public init(parsing text: String) throws(RememberedTransmittersError) {
         var addresses: [DeviceID: DeviceAddress] = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split on any newline Character: in Swift "\r\n" is one Character, so a file edited
+        // on Windows neither hides lines nor shifts line numbers.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (index, line) in lines.enumerated() {
             let lineNumber = index + 1
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine[...]
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if words.isEmpty || words[0].hasPrefix("#") { continue }
             guard words.count == 3 else {
