@@ -2,7 +2,8 @@ import Bluetooth
 import Readings
 
 /// The persistent memory of which address each configured transmitter has: written at the
-/// first successful connection, and from then on the only address that transmitter matches.
+/// first successful connection (when the driver emits `TransmitterEvent.connected`, i.e. the
+/// peer proved compatible), and from then on the only address that transmitter matches.
 ///
 /// Text form (the platform layer reads and writes the file), one transmitter a line:
 /// ```

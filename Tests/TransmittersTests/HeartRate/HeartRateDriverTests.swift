@@ -101,7 +101,8 @@ import Testing
     func incompatiblePeerIsReportedAndDropped(discovered: DiscoveredServices, reason: String) {
         var driver = HeartRateDriver(device: "hr1")
         let actions = driver.start(discovered, at: Self.t0)
-        #expect(actions == [.emit(.connected), .emit(.incompatible(reason: reason)), .disconnect(reason: reason)])
+        // No `connected`: the app must not remember this peer as the transmitter.
+        #expect(actions == [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)])
         #expect(driver.phase == .disconnecting(reason: reason))
         #expect(driver.nextDeadline == nil)
     }
