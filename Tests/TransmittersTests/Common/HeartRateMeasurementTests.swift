@@ -107,3 +107,25 @@ import Wire
         #expect(measurement.description == "80 bpm, skin contact, 16 kJ, RR [1024]/1024 s")
     }
 }
+
+/// Every flags byte (RFU bits included) against every length up to 12, checked against the
+/// length rule written out independently of the decoder: flags, rate (1 or 2), energy (0 or 2),
+/// then either nothing more or at least one whole RR pair.
+@Suite struct HeartRateMeasurementLengthRuleTests {
+    @Test(arguments: 0...0xFF)
+    func acceptsExactlyTheLengthsTheFlagsDeclare(flags: Int) throws {
+        let fixed = 1 + (flags & 0x01 != 0 ? 2 : 1) + (flags & 0x08 != 0 ? 2 : 0)
+        let hasRR = flags & 0x10 != 0
+        for length in 1...12 {
+            let bytes = [UInt8(flags)] + (1..<length).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+            let valid = hasRR ? length >= fixed + 2 && (length - fixed) % 2 == 0 : length == fixed
+            let decoded = try? HeartRateMeasurement(decoding: bytes)
+            #expect((decoded != nil) == valid, "flags \(flags) length \(length)")
+            if let decoded {
+                #expect(decoded.rrIntervals.count == (hasRR ? (length - fixed) / 2 : 0))
+                // Re-encoding reproduces the value up to the canonical flags byte.
+                #expect(Array(decoded.encode().dropFirst()) == Array(bytes.dropFirst()))
+            }
+        }
+    }
+}

@@ -372,3 +372,51 @@ import Testing
                                                    time: .monotonic(Self.t0))))])
     }
 }
+
+/// Random input sequences, from a fixed seed: the driver never traps, and its deadline is
+/// consistent with its phase after every step.
+@Suite struct HeartRateDriverRobustnessTests {
+    struct SplitMix64 {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 42, 0xDEAD_BEEF])
+    func randomInputsKeepTheDriverConsistent(seed: UInt64) {
+        var random = SplitMix64(state: seed)
+        let uuids: [BluetoothUUID] = [0x2A37, 0x2A38, 0x2A19, 0x2A24, 0x2A29, 0xFFF1]
+        var driver = HeartRateDriver(device: "fuzz")
+        var now = MonotonicInstant.zero
+        for _ in 0..<2000 {
+            now += .milliseconds(random.below(20_000))
+            let uuid = uuids[random.below(uuids.count)]
+            let bytes = (0..<random.below(10)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            switch random.below(10) {
+            case 0: _ = driver.start(HeartRateDriverTests.fullStrap, at: now)
+            case 1: _ = driver.receive(.disconnected(reason: "r"), at: now)
+            case 2: _ = driver.receive(.encrypted, at: now)
+            case 3: _ = driver.receive(.operationFailed(.subscribe(uuid), .attError(code: UInt8(random.below(20)))), at: now)
+            case 4: _ = driver.receive(.operationFailed(.read(uuid), .timedOut), at: now)
+            case 5: _ = driver.receive(.subscribed(uuid), at: now)
+            case 6: _ = driver.receive(.pairingFailed(reason: "p"), at: now)
+            case 7: _ = driver.handleDeadline(at: now)
+            default: _ = driver.receive(.value(uuid, bytes, origin: random.below(2) == 0 ? .read : .notification), at: now)
+            }
+            switch driver.phase {
+            case .running, .awaitingEncryption:
+                #expect(driver.nextDeadline != nil)
+            case .notStarted, .disconnecting, .disconnected:
+                #expect(driver.nextDeadline == nil)
+                #expect(driver.pending.isEmpty || driver.phase == .notStarted)
+            }
+            if driver.phase != .awaitingEncryption { #expect(driver.parkedUntilEncrypted.isEmpty) }
+        }
+    }
+}
