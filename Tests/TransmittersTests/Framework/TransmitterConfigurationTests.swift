@@ -37,7 +37,7 @@ import Testing
         #expect(try configuration.duration("t", default: .seconds(1)) == duration)
     }
 
-    @Test(arguments: ["", "0s", "-5s", "5 s", "fast", "1.5s", "5d", "ms"])
+    @Test(arguments: ["", "0s", "-5s", "5 s", "fast", "1.5s", "5d", "ms", "9999999999999999h", "99999999999999999999"])
     func rejectsBadDurations(text: String) {
         let configuration = TransmitterConfiguration(typeName: "x", options: ["t": text])
         #expect(throws: TransmitterConfigurationError.invalidOption("t", value: text, expected: "a positive duration such as 30s, 500ms, 2m")) {
