@@ -23,11 +23,10 @@ public enum IEEE11073 {
         public var doubleValue: Double? {
             switch self {
             case let .number(mantissa, exponent):
-                // Exact powers of ten up to 10^22; dividing by 10^n (rather than multiplying by
-                // 10^-n, which is inexact) keeps 120 × 10^-4 equal to the literal 0.012.
-                var scale = 1.0
-                for _ in 0..<abs(Int(exponent)) { scale *= 10 }
-                return exponent >= 0 ? Double(mantissa) * scale : Double(mantissa) / scale
+                // The decimal text through the standard library's correctly rounded parser:
+                // scaling by repeated ×10 is inexact beyond 10^22 and ×10^-n is inexact at once,
+                // while "120e-4" parses to exactly the Double nearest 0.012.
+                return Double("\(mantissa)e\(exponent)")
             case .positiveInfinity: return .infinity
             case .negativeInfinity: return -.infinity
             case .notANumber, .notAtThisResolution, .reservedForFutureUse: return nil

@@ -2,7 +2,8 @@ import Bluetooth
 import Readings
 
 /// The persistent memory of which address each configured transmitter has: written at the
-/// first successful connection, and from then on the only address that transmitter matches.
+/// first successful connection (when the driver emits `TransmitterEvent.connected`, i.e. the
+/// peer proved compatible), and from then on the only address that transmitter matches.
 ///
 /// Text form (the platform layer reads and writes the file), one transmitter a line:
 /// ```
@@ -48,9 +49,11 @@ public struct RememberedTransmitters: Hashable, Sendable {
 
     public init(parsing text: String) throws(RememberedTransmittersError) {
         var addresses: [DeviceID: DeviceAddress] = [:]
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split on any newline Character: in Swift "\r\n" is one Character, so a file edited
+        // on Windows neither hides lines nor shifts line numbers.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (index, line) in lines.enumerated() {
             let lineNumber = index + 1
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine[...]
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if words.isEmpty || words[0].hasPrefix("#") { continue }
             guard words.count == 3 else {

@@ -49,7 +49,11 @@ public struct TransmitterConfiguration: Hashable, Sendable {
             [("ms", 0, 1), ("s", 1, 0), ("m", 60, 0), ("h", 3600, 0)]
         for unit in units where text.hasSuffix(unit.suffix) {
             guard let number = Int64(text.dropLast(unit.suffix.count)), number > 0 else { break }
-            return unit.milliseconds > 0 ? .milliseconds(number) : .seconds(number * unit.seconds)
+            if unit.milliseconds > 0 { return .milliseconds(number) }
+            // A typo like 99999999999999999h must be an error, not an overflow trap.
+            let (seconds, overflow) = number.multipliedReportingOverflow(by: unit.seconds)
+            guard !overflow else { break }
+            return .seconds(seconds)
         }
         if let number = Int64(text), number > 0 { return .seconds(number) }
         throw .invalidOption(key, value: text, expected: "a positive duration such as 30s, 500ms, 2m")

@@ -4,8 +4,9 @@ import Readings
 
 /// What the transmitter layer tells the rest of Vigil. Drivers emit all of these except
 /// `bluetoothStateChanged`, which the app emits on the same channel, so alarms and the status
-/// page watch one stream per transmitter. `connected` means connected *and* discovered: the
-/// driver emits it from `start`.
+/// page watch one stream per transmitter. `connected` means connected, discovered and
+/// compatible: the driver emits it from `start` only when the peer has what the type needs,
+/// and it is the moment the app remembers the address (`RememberedTransmitters.rememberIfNew`).
 public enum TransmitterEvent: Hashable, Sendable, CustomStringConvertible {
     case connected
     case disconnected(reason: String)

@@ -72,7 +72,8 @@ public struct HeartRateDriver: TransmitterDriver {
         pending = []
         parkedUntilEncrypted = []
         encryptedThisSession = false
-        let actions: [DriverAction] = [.emit(.connected)]
+        // `connected` only once the peer proves compatible: the app remembers a transmitter's
+        // address on `connected`, and must not bind itself to a neighbour's kettle.
         guard let measurement = discovered.characteristic(Self.measurement, in: SIG.Service.heartRate),
               measurement.properties.contains(.notify)
         else {
@@ -81,7 +82,7 @@ public struct HeartRateDriver: TransmitterDriver {
                 : "Heart Rate Measurement (0x2A37) does not notify"
             phase = .disconnecting(reason: reason)
             watchdog.disarm()
-            return actions + [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
+            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
         }
         phase = .running
         watchdog.arm(at: now)
@@ -99,7 +100,7 @@ public struct HeartRateDriver: TransmitterDriver {
             operations.append(.read(field.characteristic))
         }
         if battery?.properties.contains(.notify) == true { operations.append(.subscribe(Self.battery)) }
-        return actions + issue(operations)
+        return [.emit(.connected)] + issue(operations)
     }
 
     public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
