@@ -25,7 +25,7 @@ public enum AtomicFile {
             fd = vigil_open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             if fd >= 0 || currentErrno != EEXIST { break }
         }
-        guard fd >= 0 else { throw .system("open(\(temporary))", errno: currentErrno, hint: FileSystem.hint(forErrno: currentErrno)) }
+        guard fd >= 0 else { throw .fromErrno("open(\(temporary))", hint: FileSystem.hint(forErrno:)) }
 
         var renamed = false
         defer {
@@ -33,12 +33,12 @@ public enum AtomicFile {
             if !renamed { _ = unlink(temporary) }
         }
         try writeAll(fd, bytes, name: temporary)
-        if fsync(fd) != 0 { throw .system("fsync(\(temporary))", errno: currentErrno) }
-        if fchmod(fd, mode_t(mode)) != 0 { throw .system("fchmod(\(temporary), \(String(mode, radix: 8)))", errno: currentErrno) }
+        if fsync(fd) != 0 { throw .fromErrno("fsync(\(temporary))") }
+        if fchmod(fd, mode_t(mode)) != 0 { throw .fromErrno("fchmod(\(temporary), \(String(mode, radix: 8)))") }
         let closed = close(fd)
         fd = -1
-        if closed != 0 { throw .system("close(\(temporary))", errno: currentErrno) }
-        if rename(temporary, path) != 0 { throw .system("rename(\(temporary), \(path))", errno: currentErrno) }
+        if closed != 0 { throw .fromErrno("close(\(temporary))") }
+        if rename(temporary, path) != 0 { throw .fromErrno("rename(\(temporary), \(path))") }
         renamed = true
         try syncDirectory(directory)
     }
@@ -46,10 +46,10 @@ public enum AtomicFile {
     /// fsync on the directory makes the new directory entry durable.
     static func syncDirectory(_ directory: String) throws(PlatformError) {
         let fd = vigil_open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
-        guard fd >= 0 else { throw .system("open(\(directory))", errno: currentErrno) }
+        guard fd >= 0 else { throw .fromErrno("open(\(directory))") }
         defer { closeDescriptor(fd) }
         // Some file systems cannot fsync a directory (EINVAL); the rename is still atomic there.
-        if fsync(fd) != 0 && currentErrno != EINVAL { throw .system("fsync(\(directory))", errno: currentErrno) }
+        if fsync(fd) != 0 && currentErrno != EINVAL { throw .fromErrno("fsync(\(directory))") }
     }
 
     /// ("dir", "name") for "dir/name"; "." for a bare name.
@@ -68,7 +68,7 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8], name: String) throws(PlatformError)
         if n > 0 {
             offset += n
         } else if n < 0 && currentErrno != EINTR {
-            throw .system("write(\(name))", errno: currentErrno, hint: FileSystem.hint(forErrno: currentErrno))
+            throw .fromErrno("write(\(name))", hint: FileSystem.hint(forErrno:))
         }
     }
 }

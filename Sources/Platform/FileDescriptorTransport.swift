@@ -101,6 +101,8 @@ public final class FileDescriptorTransport: ByteTransport {
                 return 0
             case ECONNRESET:
                 throw .system("read(\(name))", errno: code, hint: "the peer reset the connection")
+            case ENETDOWN, ENODEV, ENXIO:
+                throw .system("read(\(name))", errno: code, hint: "the device went away (unplugged, powered off or reset)")
             default:
                 throw .system("read(\(name))", errno: code)
             }
@@ -150,7 +152,7 @@ public final class FileDescriptorTransport: ByteTransport {
             var entry = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
             let result = poll(&entry, 1, PollLoop.timeoutMilliseconds(from: now, until: deadline))
             if result > 0 { return }  // writable, or an error the next write will report
-            if result < 0 && currentErrno != EINTR { throw .system("poll(\(name), POLLOUT)", errno: currentErrno) }
+            if result < 0 && currentErrno != EINTR { throw .fromErrno("poll(\(name), POLLOUT)") }
         }
     }
 

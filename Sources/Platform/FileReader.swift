@@ -23,7 +23,7 @@ public final class FileReader {
     public init(path: String, chunkSize: Int = FileReader.defaultChunkSize) throws(PlatformError) {
         guard chunkSize > 0 else { throw PlatformError(operation: "open(\(path))", errno: EINVAL, reason: "chunkSize must be at least 1") }
         let fd = vigil_open(path, O_RDONLY | O_CLOEXEC, 0)
-        guard fd >= 0 else { throw .system("open(\(path))", errno: currentErrno, hint: FileSystem.hint(forErrno: currentErrno)) }
+        guard fd >= 0 else { throw .fromErrno("open(\(path))", hint: FileSystem.hint(forErrno:)) }
         self.path = path
         self.fileDescriptor = fd
         self.chunk = [UInt8](repeating: 0, count: chunkSize)
@@ -88,7 +88,7 @@ public final class FileReader {
                 reachedEnd = true
                 return false
             }
-            if currentErrno != EINTR { throw .system("read(\(path))", errno: currentErrno) }
+            if currentErrno != EINTR { throw .fromErrno("read(\(path))") }
         }
     }
 }

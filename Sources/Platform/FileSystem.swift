@@ -11,7 +11,7 @@ public enum FileSystem {
     /// /proc files (size 0) read correctly too.
     public static func readFile(path: String) throws(PlatformError) -> [UInt8] {
         let fd = vigil_open(path, O_RDONLY | O_CLOEXEC, 0)
-        guard fd >= 0 else { throw .system("open(\(path))", errno: currentErrno, hint: hint(forErrno: currentErrno)) }
+        guard fd >= 0 else { throw .fromErrno("open(\(path))", hint: hint(forErrno:)) }
         defer { closeDescriptor(fd) }
         var info = stat()
         var capacity = 4096
@@ -25,7 +25,7 @@ public enum FileSystem {
             } else if n == 0 {
                 return bytes
             } else if currentErrno != EINTR {
-                throw .system("read(\(path))", errno: currentErrno)
+                throw .fromErrno("read(\(path))")
             }
         }
     }
@@ -45,7 +45,7 @@ public enum FileSystem {
     /// The size in bytes of the file at `path`.
     public static func fileSize(path: String) throws(PlatformError) -> Int {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .system("stat(\(path))", errno: currentErrno, hint: hint(forErrno: currentErrno)) }
+        guard stat(path, &info) == 0 else { throw .fromErrno("stat(\(path))", hint: hint(forErrno:)) }
         return Int(info.st_size)
     }
 
@@ -67,7 +67,7 @@ public enum FileSystem {
 
     /// The names in directory `path` (not "." or ".."), sorted.
     public static func contentsOfDirectory(path: String) throws(PlatformError) -> [String] {
-        guard let directory = opendir(path) else { throw .system("opendir(\(path))", errno: currentErrno, hint: hint(forErrno: currentErrno)) }
+        guard let directory = opendir(path) else { throw .fromErrno("opendir(\(path))", hint: hint(forErrno:)) }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
@@ -83,19 +83,20 @@ public enum FileSystem {
     public static func remove(path: String) throws(PlatformError) {
         if unlink(path) == 0 { return }
         let code = currentErrno
-        if code == EISDIR || code == EPERM, rmdir(path) == 0 { return }
-        throw .system("remove(\(path))", errno: code == EISDIR || code == EPERM ? currentErrno : code)
+        // Linux unlink says EISDIR for a directory (POSIX allows EPERM); then it is rmdir's turn.
+        guard code == EISDIR || code == EPERM else { throw .system("unlink(\(path))", errno: code) }
+        if rmdir(path) != 0 { throw .fromErrno("rmdir(\(path))") }
     }
 
     /// Removes `path` and, if it is a directory, everything in it (does not follow symlinks).
     public static func removeTree(path: String) throws(PlatformError) {
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw .system("lstat(\(path))", errno: currentErrno) }
+        guard lstat(path, &info) == 0 else { throw .fromErrno("lstat(\(path))") }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             for name in try contentsOfDirectory(path: path) { try removeTree(path: path + "/" + name) }
-            if rmdir(path) != 0 { throw .system("rmdir(\(path))", errno: currentErrno) }
+            if rmdir(path) != 0 { throw .fromErrno("rmdir(\(path))") }
         } else if unlink(path) != 0 {
-            throw .system("unlink(\(path))", errno: currentErrno)
+            throw .fromErrno("unlink(\(path))")
         }
     }
 
@@ -104,7 +105,7 @@ public enum FileSystem {
         let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw .system("mkdtemp(\(base))", errno: currentErrno)
+            throw .fromErrno("mkdtemp(\(base))")
         }
         return String(cString: made)
     }

@@ -24,7 +24,7 @@ public final class FileWriter {
                 bufferCapacity: Int = FileWriter.defaultBufferCapacity) throws(PlatformError) {
         let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncate ? O_TRUNC : 0)
         let fd = vigil_open(path, flags, mode)
-        guard fd >= 0 else { throw .system("open(\(path))", errno: currentErrno, hint: FileSystem.hint(forErrno: currentErrno)) }
+        guard fd >= 0 else { throw .fromErrno("open(\(path))", hint: FileSystem.hint(forErrno:)) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = currentErrno
@@ -61,7 +61,7 @@ public final class FileWriter {
     /// Flushes and fsyncs (the bytes survive a power cut).
     public func sync() throws(PlatformError) {
         try flush()
-        if fsync(fileDescriptor) != 0 { throw .system("fsync(\(path))", errno: currentErrno) }
+        if fsync(fileDescriptor) != 0 { throw .fromErrno("fsync(\(path))") }
     }
 
     /// Flushes, fsyncs and closes. Closing twice is harmless.

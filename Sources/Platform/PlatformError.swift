@@ -32,6 +32,13 @@ public struct PlatformError: Error, Equatable, Sendable, CustomStringConvertible
         PlatformError(operation: operation, errno: code, reason: describeErrno(code), hint: hint)
     }
 
+    /// An error from the system call that just failed: reads errno *before* building the
+    /// operation text, since formatting a string may allocate and allocation may touch errno.
+    static func fromErrno(_ operation: @autoclosure () -> String, hint: (Int32) -> String? = { _ in nil }) -> PlatformError {
+        let code = currentErrno
+        return .system(operation(), errno: code, hint: hint(code))
+    }
+
     /// A non-blocking descriptor had nothing to read (or no room to write) right now. Callers that
     /// read only after `PollLoop` reported the descriptor readable rarely see this.
     public var isWouldBlock: Bool { errno == EAGAIN || errno == EWOULDBLOCK }

@@ -28,7 +28,7 @@ public enum ProcessStats {
     public static func cpuTime() throws(PlatformError) -> CPUTime {
         var user: Int64 = 0
         var system: Int64 = 0
-        guard vigil_cpu_time(&user, &system) == 0 else { throw .system("getrusage", errno: currentErrno) }
+        guard vigil_cpu_time(&user, &system) == 0 else { throw .fromErrno("getrusage") }
         return CPUTime(user: .microseconds(user), system: .microseconds(system))
     }
 

@@ -23,15 +23,15 @@ public struct PseudoTerminal {
         var name = [CChar](repeating: 0, count: 256)
         let primaryFD = vigil_open_pty_primary(&name, name.count)
         guard primaryFD >= 0 else {
-            throw .system("posix_openpt", errno: currentErrno, hint: "is /dev/pts mounted?")
+            throw .fromErrno("posix_openpt", hint: { _ in "is /dev/pts mounted?" })
         }
         let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let primary = try FileDescriptorTransport(adopting: primaryFD, kind: .terminal, name: "pty primary of \(path)")
         let secondaryFD = vigil_open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0)
-        guard secondaryFD >= 0 else { throw .system("open(\(path))", errno: currentErrno) }
+        guard secondaryFD >= 0 else { throw .fromErrno("open(\(path))") }
         let secondary = try FileDescriptorTransport(adopting: secondaryFD, kind: .terminal, name: path)
         if vigil_configure_raw_tty(secondaryFD, -1, 0) != 0 {
-            throw .system("tcsetattr(\(path), raw)", errno: currentErrno)
+            throw .fromErrno("tcsetattr(\(path), raw)")
         }
         return PseudoTerminal(primary: primary, secondary: secondary, secondaryPath: path)
     }

@@ -77,7 +77,7 @@ public struct TerminalSettings: Equatable, Sendable {
     public static func read(fileDescriptor: Int32) throws(PlatformError) -> TerminalSettings {
         var raw = vigil_tty_settings()
         guard vigil_read_tty_settings(fileDescriptor, &raw) == 0 else {
-            throw .system("tcgetattr(fd \(fileDescriptor))", errno: currentErrno)
+            throw .fromErrno("tcgetattr(fd \(fileDescriptor))")
         }
         let baud = raw.input_speed == raw.output_speed
             ? SerialPort.supportedBaudRates.first { vigil_speed_for_baud($0) == raw.input_speed }

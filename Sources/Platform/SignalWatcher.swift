@@ -38,7 +38,7 @@ public final class SignalWatcher {
     public init(signals: [Signal] = [.interrupt, .terminate, .hangUp]) throws(PlatformError) {
         let numbers = signals.map(\.rawValue)
         let fd = numbers.withUnsafeBufferPointer { vigil_signalfd_open($0.baseAddress, Int32($0.count)) }
-        guard fd >= 0 else { throw .system("signalfd(\(signals.map(\.description).joined(separator: ", ")))", errno: currentErrno) }
+        guard fd >= 0 else { throw .fromErrno("signalfd(\(signals.map(\.description).joined(separator: ", ")))") }
         self.fileDescriptor = fd
         self.signals = signals
     }
@@ -49,7 +49,7 @@ public final class SignalWatcher {
     public func nextSignal() throws(PlatformError) -> Signal? {
         guard fileDescriptor >= 0 else { throw .system("read(signalfd)", errno: EBADF, hint: "the watcher is closed") }
         let number = vigil_signalfd_read(fileDescriptor)
-        if number < 0 { throw .system("read(signalfd)", errno: currentErrno) }
+        if number < 0 { throw .fromErrno("read(signalfd)") }
         if number == 0 { return nil }
         guard let signal = Signal(rawValue: number) else {
             throw PlatformError(operation: "read(signalfd)", errno: 0, reason: "signal \(number) arrived, which this watcher never asked for")
@@ -66,6 +66,6 @@ public final class SignalWatcher {
     /// Sends `signal` to the calling thread only (tests: a process-wide signal could land on a
     /// thread that has not blocked it and end the test run).
     public static func raiseInCurrentThread(_ signal: Signal) throws(PlatformError) {
-        if vigil_raise_in_this_thread(signal.rawValue) != 0 { throw .system("pthread_kill(\(signal))", errno: currentErrno) }
+        if vigil_raise_in_this_thread(signal.rawValue) != 0 { throw .fromErrno("pthread_kill(\(signal))") }
     }
 }

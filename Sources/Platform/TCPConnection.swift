@@ -35,7 +35,7 @@ public enum TCPConnection {
     private static func connectOne(_ entry: SocketAddressList.Entry, target: String, deadline: MonotonicInstant, timeout: Duration) throws(PlatformError) -> Int32 {
         let operation = "connect(\(target) at \(entry.text))"
         let fd = vigil_stream_socket(entry.family)
-        guard fd >= 0 else { throw .system("socket(\(entry.text))", errno: currentErrno) }
+        guard fd >= 0 else { throw .fromErrno("socket(\(entry.text))") }
         var succeeded = false
         defer { if !succeeded { closeDescriptor(fd) } }
 
@@ -51,7 +51,7 @@ public enum TCPConnection {
                 var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 let ready = poll(&entry, 1, PollLoop.timeoutMilliseconds(from: now, until: deadline))
                 if ready > 0 { break }
-                if ready < 0 && currentErrno != EINTR { throw .system("poll(\(target))", errno: currentErrno) }
+                if ready < 0 && currentErrno != EINTR { throw .fromErrno("poll(\(target))") }
             }
             let outcome = vigil_socket_error(fd)
             if outcome != 0 {
@@ -59,7 +59,7 @@ public enum TCPConnection {
                 throw .system(operation, errno: code, hint: hint(forErrno: code, target: target, timeout: timeout))
             }
         }
-        if vigil_set_tcp_nodelay(fd) != 0 { throw .system("setsockopt(\(target), TCP_NODELAY)", errno: currentErrno) }
+        if vigil_set_tcp_nodelay(fd) != 0 { throw .fromErrno("setsockopt(\(target), TCP_NODELAY)") }
         succeeded = true
         return fd
     }

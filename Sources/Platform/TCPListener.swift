@@ -31,7 +31,7 @@ public final class TCPListener {
             throw PlatformError(operation: "listen(\(target))", errno: 0, reason: "getaddrinfo returned no addresses")
         }
         let fd = vigil_stream_socket(entry.family)
-        guard fd >= 0 else { throw .system("socket(\(target))", errno: currentErrno) }
+        guard fd >= 0 else { throw .fromErrno("socket(\(target))") }
         // A restarted Vigil must be able to listen again at once, not after TIME_WAIT.
         if vigil_set_reuse_address(fd) != 0 || bind(fd, entry.address, entry.length) != 0 || systemListen(fd, backlog) != 0 {
             let code = currentErrno

@@ -114,4 +114,38 @@ import Testing
         #expect(try loop.wait(until: SystemClock.monotonicNow() + .seconds(5))
             == [PollLoop.Event(fileDescriptor: busy.read, isReadable: true)])
     }
+
+    /// A signal with a handler interrupts poll (EINTR, never restarted: signal(7)); the loop must
+    /// carry on to the deadline rather than throw or return early. Another thread sends SIGUSR1
+    /// to this one 20 ms into a 150 ms wait.
+    @Test func interruptedPollWaitsOutTheDeadline() throws {
+        signal(SIGUSR1) { _ in }  // does nothing: its only effect is to interrupt poll
+        // Test-runner worker threads (libdispatch) block most signals; let this one in here.
+        var usr1 = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&usr1)
+        sigaddset(&usr1, SIGUSR1)
+        pthread_sigmask(SIG_UNBLOCK, &usr1, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let target = UnsafeMutablePointer<pthread_t>.allocate(capacity: 1)
+        target.initialize(to: pthread_self())
+        defer { target.deallocate() }
+        var sender = pthread_t()
+        let created = pthread_create(&sender, nil, { argument in
+            let target = argument!.load(as: pthread_t.self)
+            usleep(20_000)
+            pthread_kill(target, SIGUSR1)
+            return nil
+        }, target)
+        try #require(created == 0)
+        var loop = PollLoop()
+        let pipe = makePipe()
+        defer { close(pipe.read); close(pipe.write) }
+        loop.register(pipe.read)
+        let deadline = SystemClock.monotonicNow() + .milliseconds(150)
+        let events = try loop.wait(until: deadline)
+        #expect(events.isEmpty)
+        #expect(SystemClock.monotonicNow() >= deadline)
+        pthread_join(sender, nil)
+    }
 }
