@@ -243,4 +243,35 @@ struct AdvertisingDataTests {
             #expect(parses == [0, 3, 31].contains(n), "prefix of \(n) byte(s)")
         }
     }
+
+    /// Seeded random payloads (SplitMix64): each parses or throws a ParseError; a trap fails the run.
+    @Test func randomPayloadsParseOrThrow() {
+        var state: UInt64 = 0xAD
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var parsed = 0
+        var rejected = 0
+        for _ in 0..<5_000 {
+            // Small length bytes and known types make deep parses likely.
+            let count = Int(next() % 32)
+            let bytes = (0..<count).map { i -> UInt8 in
+                let r = next()
+                return i % 3 == 0 ? UInt8(r % 6) : i % 3 == 1 ? [0x01, 0x03, 0x05, 0x07, 0x09, 0x0A, 0x16, 0x19, 0x20, 0x21, 0xFF][Int(r % 11)] : UInt8(truncatingIfNeeded: r)
+            }
+            do {
+                let ad = try AdvertisingData(bytes)
+                _ = (ad.name, ad.serviceUUIDs, ad.advertises(BluetoothUUID(0x180D)), ad.serviceData(for: BluetoothUUID(0xFCD2)))
+                parsed += 1
+            } catch {
+                rejected += 1
+            }
+        }
+        #expect(parsed > 100)
+        #expect(rejected > 100)
+    }
 }

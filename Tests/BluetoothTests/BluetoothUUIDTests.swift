@@ -76,6 +76,14 @@ struct BluetoothUUIDTests {
         #expect(BluetoothUUID(text) == nil)
     }
 
+    /// `UInt16(_:radix:)` and `UInt32(_:radix:)` accept a leading sign, so "+180" parses as 0x0180.
+    @Test(arguments: ["+180", "+2345678"])
+    func rejectsASignedShortForm(_ text: String) {
+        withKnownIssue("BluetoothUUID(String) accepts a leading '+' in the 16/32-bit forms: \(text)") {
+            #expect(BluetoothUUID(text) == nil)
+        }
+    }
+
     /// A UUID that differs from the base in the low half is not a 16-bit alias.
     @Test func nearMissOfTheBaseIsNotAnAlias() throws {
         let u = try #require(BluetoothUUID("0000180D-0000-1000-8000-00805F9B34FC"))

@@ -107,10 +107,23 @@ struct AdvertisingReportTests {
     // MARK: extended
 
     @Test func oneExtendedReport() throws {
-        let parameters = "0D 01 " + Self.extendedReport(eventType: 0x0013, data: Self.dexcomAD)
-        let bytes = leMetaEvent(parameters)
+        let fields: [[UInt8]] = [
+            [0x3E, 0x2B, 0x0D, 0x01],                 // LE Meta, 43 bytes, subevent 0x0D, Num_Reports 1
+            [0x13, 0x00],                             // Event_Type: connectable | scannable | legacy (ADV_IND)
+            [0x01],                                   // Address_Type: random
+            [0x55, 0x44, 0x33, 0x22, 0x11, 0xC0],     // Address C0:11:22:33:44:55
+            [0x01, 0x00],                             // Primary_PHY LE 1M, Secondary_PHY none
+            [0xFF],                                   // Advertising_SID: none
+            [0x7F],                                   // TX_Power: not available
+            [0xC5],                                   // RSSI: -59 dBm
+            [0x00, 0x00],                             // Periodic_Advertising_Interval: none
+            [0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00],  // Direct_Address_Type, Direct_Address
+            [0x11],                                   // Data_Length: 17
+            [UInt8](hex: Self.dexcomAD),              // Data
+        ]
+        let bytes = fields.flatMap { $0 }
         #expect(bytes.count == 2 + 2 + 24 + 17)
-        #expect(Array(bytes.prefix(4)) == [0x3E, 0x2B, 0x0D, 0x01])
+        #expect(bytes == leMetaEvent("0D 01 " + Self.extendedReport(eventType: 0x0013, data: Self.dexcomAD)), "the helper builds the same layout")
         let event = try HCI.Event(bytes: bytes)
         guard case .le(.advertisingReports(let reports)) = event, let r = reports.first else { Issue.record("got \(event)"); return }
         #expect(reports.count == 1)

@@ -138,4 +138,43 @@ struct EventTests {
             #expect(throws: WireError.self) { try HCI.Event(bytes: bad) }
         }
     }
+
+    /// Seeded byte mutations of valid events, length byte kept consistent so the damage reaches
+    /// the field decoders: every one decodes or throws a WireError, and a crash fails the run.
+    @Test func randomMutationsDecodeOrThrow() {
+        let corpus = [
+            "0E 04 01 03 0C 00", "0F 04 00 01 0D 20", "05 04 00 40 00 13", "08 04 00 40 00 01",
+            "13 09 02 40 00 01 00 41 00 03 00", "10 01 05", "30 03 00 40 00",
+            "3E 13 01 00 40 00 00 01 55 44 33 22 11 C0 27 00 01 00 F4 01 05",
+            "3E 1F 0A 00 41 00 01 02 55 44 33 22 11 C0 11 11 11 11 11 51 22 22 22 22 22 62 18 00 00 00 C8 00 00",
+            "3E 0C 02 01 03 00 55 44 33 22 11 C0 00 7F",
+            "3E 1A 0D 01 13 00 01 55 44 33 22 11 C0 01 00 FF 7F C5 00 00 00 00 00 00 00 00 00 00",
+            "3E 0A 03 00 40 00 28 00 02 00 F4 01", "3E 0D 05 40 00 08 07 06 05 04 03 02 01 EF BE",
+        ].map { [UInt8](hex: $0) }
+        for valid in corpus {
+            #expect(throws: Never.self, "corpus entry \(valid.hexString)") { try HCI.Event(bytes: valid) }
+        }
+        var rng = SplitMix64(seed: 0x5EED)
+        var decoded = 0
+        var rejected = 0
+        for _ in 0..<5_000 {
+            var bytes = corpus[Int.random(in: 0..<corpus.count, using: &rng)]
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                bytes[Int.random(in: 2..<bytes.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng)
+            }
+            if Bool.random(using: &rng) {
+                // Grow or shrink by one byte and fix the length, so counts and lengths disagree.
+                if Bool.random(using: &rng) { bytes.append(0x00) } else if bytes.count > 3 { bytes.removeLast() }
+                bytes[1] = UInt8(bytes.count - 2)
+            }
+            do {
+                _ = try HCI.Event(bytes: bytes)
+                decoded += 1
+            } catch {
+                rejected += 1
+            }
+        }
+        #expect(decoded > 100, "mutations that keep a valid layout still decode")
+        #expect(rejected > 100, "mutations that break the layout are rejected")
+    }
 }
