@@ -83,7 +83,10 @@ extension HCI {
                     props & 0b0001 != 0 ? .connectableUndirected :
                     props & 0b0010 != 0 ? .scannableUndirected : .nonConnectable
                 // 0xFF = anonymous advertiser: no address; report it as a random all-zero address.
-                let type: AddressType = addressType == 0xFF ? .random : AddressType(rawValue: addressType & 0x03) ?? .random
+                guard addressType == 0xFF || AddressType(rawValue: addressType) != nil else {
+                    throw .invalidValue(field: "Address_Type", value: Int(addressType))
+                }
+                let type = AddressType(rawValue: addressType) ?? .random
                 reports.append(AdvertisingReport(kind: kind, address: DeviceAddress(addressType == 0xFF ? Address(value: 0) : address, type: type), rssi: rssi == 127 ? nil : rssi, data: r.bytes[range], isExtended: true))
             }
             return reports

@@ -7,7 +7,9 @@ public enum BTSnoop {
     public static let magic: [UInt8] = Array("btsnoop\0".utf8)
     public static let datalinkH4: UInt32 = 1002
     public static let datalinkUnencapsulated: UInt32 = 1001
-    /// btsnoop timestamps are microseconds since 0000-01-01; this is the Unix epoch in them.
+    /// btsnoop timestamps count microseconds from a nominal year 0 (BlueZ, Wireshark); this
+    /// constant, the Unix epoch in those units, is what every reader uses (719,540 days: not the
+    /// proleptic Gregorian 0000-01-01, which would be 12 days later).
     public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
 
     public enum Direction: Sendable, Equatable {

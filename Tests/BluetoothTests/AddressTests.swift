@@ -54,9 +54,7 @@ struct AddressTests {
     /// an address still parses.
     @Test(arguments: ["C0:11:22:33:44:55:", ":C0:11:22:33:44:55", "C0::11:22:33:44:55", "+0:11:22:33:44:55"])
     func rejectsLenientlyAcceptedText(_ text: String) {
-        withKnownIssue("Address(String) accepts empty separators and signed bytes: \(text)") {
-            #expect(Address(text) == nil)
-        }
+        #expect(Address(text) == nil)
     }
 
     /// Random static: the two most significant bits are 1 (Vol 6 Part B §1.3.2.1).

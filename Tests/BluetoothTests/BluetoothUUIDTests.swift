@@ -79,9 +79,7 @@ struct BluetoothUUIDTests {
     /// `UInt16(_:radix:)` and `UInt32(_:radix:)` accept a leading sign, so "+180" parses as 0x0180.
     @Test(arguments: ["+180", "+2345678"])
     func rejectsASignedShortForm(_ text: String) {
-        withKnownIssue("BluetoothUUID(String) accepts a leading '+' in the 16/32-bit forms: \(text)") {
-            #expect(BluetoothUUID(text) == nil)
-        }
+        #expect(BluetoothUUID(text) == nil)
     }
 
     /// A UUID that differs from the base in the low half is not a 16-bit alias.

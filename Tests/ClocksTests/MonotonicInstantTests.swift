@@ -61,9 +61,7 @@ struct MonotonicInstantTests {
     /// deadline lands in the distant past and would fire at once.
     @Test func addingAHugeDurationDoesNotWrapIntoThePast() {
         let now = Self.at(1_000_000_000)
-        withKnownIssue("MonotonicInstant.+ uses &+ on the clamped value: now + .seconds(Int64.max) wraps negative") {
-            #expect(now + .seconds(Int64.max) > now)
-        }
+        #expect(now + .seconds(Int64.max) > now)
     }
 
     @Test func millisecondsAndSecondsAsDouble() {
@@ -83,9 +81,7 @@ struct MonotonicInstantTests {
     /// Virtual clocks in tests may start at zero and subtract a timeout: the log line must
     /// still be readable.
     @Test func descriptionOfANegativeInstant() {
-        withKnownIssue("description computes ms % 1000 + 1000 and drops one digit: -1.5 s prints \"t+-1.00s\"") {
-            #expect(Self.at(-1_500_000_000).description == "t-1.500s")
-        }
+        #expect(Self.at(-1_500_000_000).description == "t-1.500s")
     }
 
     @Test func earliestOfOptionalDeadlines() {

@@ -89,9 +89,7 @@ struct WallClockTimeTests {
         (-1_000_001, "1969-12-31T23:59:58.999Z"),
     ])
     func iso8601OfNegativeSubMillisecondTimes(_ microseconds: Int64, _ expected: String) {
-        withKnownIssue("iso8601 truncates microseconds/1000 toward zero while flooring seconds: -1 µs prints 23:59:59.000") {
-            #expect(WallClockTime(microsecondsSinceEpoch: microseconds).iso8601 == expected)
-        }
+        #expect(WallClockTime(microsecondsSinceEpoch: microseconds).iso8601 == expected)
     }
 
     @Test func secondsAndMilliseconds() {

@@ -188,9 +188,7 @@ struct AdvertisingReportTests {
         let event = try HCI.Event(bytes: leMetaEvent("0D 01 " + Self.extendedReport(eventType: 0x0000, addressType: 0xFF, address: "00 00 00 00 00 00", data: "")))
         guard case .le(.advertisingReports(let reports)) = event, let r = reports.first else { Issue.record("got \(event)"); return }
         #expect(r.address.address == Address(value: 0))
-        withKnownIssue("0xFF & 0x03 is 3, so the anonymous advertiser is typed .randomIdentity, not .random as commented") {
-            #expect(r.address.type == .random)
-        }
+        #expect(r.address.type == .random)
     }
 
     @Test(arguments: [
