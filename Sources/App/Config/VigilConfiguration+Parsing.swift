@@ -175,6 +175,7 @@ struct SchemaReader {
                 fail(.unknownKey(key: entry.key, section: section, hint: .didYouMean(near)), at: entry.keyPosition)
             } else {
                 device.options[entry.key] = entry.value
+                device.optionKeyPositions[entry.key] = entry.keyPosition
             }
         }
         return errors.count == errorsBefore ? device : nil

@@ -78,12 +78,15 @@ public struct VigilConfiguration: Equatable, Sendable {
         /// Every other key in the table, for the transmitter type to validate. Each value keeps
         /// its position, so the type can report errors at the right line.
         public var options: [String: TOML.Value]
+        /// Where each option's key is written, for "unknown key" errors at the key itself.
+        public var optionKeyPositions: [String: TOML.Position]
         /// Where the `[[device]]` header is.
         public var position: TOML.Position
 
         public init(
             type: String, namePrefix: String? = nil, address: Address? = nil, pair: Bool = false,
             label: String? = nil, options: [String: TOML.Value] = [:],
+            optionKeyPositions: [String: TOML.Position] = [:],
             position: TOML.Position = TOML.Position(line: 1, column: 1)
         ) {
             self.type = type
@@ -92,6 +95,7 @@ public struct VigilConfiguration: Equatable, Sendable {
             self.pair = pair
             self.label = label
             self.options = options
+            self.optionKeyPositions = optionKeyPositions
             self.position = position
         }
 

@@ -248,6 +248,51 @@ import Testing
             #expect(!syntaxErrors(text).isEmpty)
         }
     }
+
+    @Test func randomEditsOfARealisticFileNeverTrapAndReportInBoundsPositions() {
+        // Deterministic: a SplitMix64 stream with a fixed seed, so a failure reproduces.
+        var state: UInt64 = 0x5EED_C0DE
+        func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+        let original = Array("""
+            [bluetooth]
+            hci = "tcp:127.0.0.1:1234" # rig
+            list = [1, 0x1F, -2.5e3, 'lit', "\\u00E9", [true], { a.b = 1 }]
+            [[device]]
+            type = "heart-rate"
+            [device.extra]
+            k = false
+            """)
+        let alphabet: [Character] = Array("[]{}\"'=.,#\\\n\r\t _-+0xeu9aé")
+        var parsedCount = 0
+        for _ in 0..<3000 {
+            var chars = original
+            for _ in 0..<(1 + next(3)) {
+                let i = next(chars.count + 1)
+                switch next(3) {
+                case 0 where i < chars.count: chars.remove(at: i)
+                case 1 where i < chars.count: chars[i] = alphabet[next(alphabet.count)]
+                default: chars.insert(alphabet[next(alphabet.count)], at: i)
+                }
+            }
+            let text = String(chars)
+            let shown = text.debugDescription
+            // Count line feeds as bytes: to Swift, "\r\n" is one Character, not a "\n".
+            let lineCount = text.utf8.filter { $0 == UInt8(ascii: "\n") }.count + 1
+            let errors = syntaxErrors(text)
+            if errors.isEmpty { parsedCount += 1 }
+            for error in errors {
+                #expect((1...lineCount).contains(error.position.line) && error.position.column >= 1, "\(shown)")
+            }
+        }
+        // Some edits (inside comments and strings) leave the file valid; most do not.
+        #expect(parsedCount > 0 && parsedCount < 3000)
+    }
 }
 
 /// The syntax errors `TOML.parse` reports for `text` (empty if it parsed).

@@ -72,6 +72,7 @@ import Testing
             "transmitter-id": TOML.Value(.string("8G1234"), at: at(22, 18)),
             "backfill-minutes": TOML.Value(.integer(30), at: at(23, 20)),
         ])
+        #expect(dexcom.optionKeyPositions == ["transmitter-id": at(22, 1), "backfill-minutes": at(23, 1)])
     }
 
     @Test(arguments: ["", "\n\n", "   \t\n", "# only a comment\n# and another\n", "[bluetooth]\n[storage]\n[log]\n"])
