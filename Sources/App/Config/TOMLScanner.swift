@@ -8,6 +8,8 @@ extension TOML {
         private(set) var offset = 0
         private(set) var line = 1
         private(set) var lineStart = 0
+        /// Kept as the cursor moves, so a position costs nothing even on a very long line.
+        private var column = 1
 
         init(_ text: String) {
             bytes = Array(text.utf8)
@@ -22,22 +24,18 @@ extension TOML {
         var current: UInt8? { offset < bytes.count ? bytes[offset] : nil }
         func peek(_ ahead: Int) -> UInt8? { offset + ahead < bytes.count ? bytes[offset + ahead] : nil }
 
-        /// The position of the cursor (valid because the cursor's line is the current line).
-        var position: Position {
-            var column = 1
-            var i = lineStart
-            while i < offset {
-                if bytes[i] & 0xC0 != 0x80 { column += 1 }  // count scalar starts, not bytes
-                i += 1
-            }
-            return Position(line: line, column: column)
-        }
+        var position: Position { Position(line: line, column: column) }
 
         mutating func advance() {
             guard offset < bytes.count else { return }
             if bytes[offset] == UInt8(ascii: "\n") {
                 line += 1
                 lineStart = offset + 1
+                column = 1
+            } else if offset + 1 < bytes.count, bytes[offset + 1] & 0xC0 == 0x80 {
+                // Inside a multi-byte scalar: the column moves when its last byte is passed.
+            } else {
+                column += 1
             }
             offset += 1
         }
@@ -46,7 +44,10 @@ extension TOML {
 
         /// Back to the start of the current line, so a statement that an unterminated
         /// multi-line construct ran into is parsed again on its own.
-        mutating func rewindToLineStart() { offset = lineStart }
+        mutating func rewindToLineStart() {
+            offset = lineStart
+            column = 1
+        }
 
         /// Recovery after an error: skip past the next line feed.
         mutating func skipToNextLine() {
@@ -136,10 +137,10 @@ extension TOML {
         mutating func readKey() throws(SyntaxError) -> [(name: String, position: Position)] {
             var parts = [try readSimpleKey()]
             while true {
-                let save = (offset, line, lineStart)
+                let save = (offset, column)
                 skipWhitespace()
                 guard current == UInt8(ascii: ".") else {
-                    (offset, line, lineStart) = save
+                    (offset, column) = save  // whitespace never crosses a line
                     return parts
                 }
                 advance()

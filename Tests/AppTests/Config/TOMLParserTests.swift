@@ -249,6 +249,16 @@ import Testing
         }
     }
 
+    @Test func veryLongLinesParseInLinearTime() throws {
+        // 20,000 elements on one line: quadratic column counting would take minutes here.
+        let text = "a = [" + String(repeating: "1, ", count: 20_000) + "]\nb = x"
+        let errors = syntaxErrors(text)
+        #expect(errors.map(\.position) == [TOML.Position(line: 2, column: 5)])
+        let table = try TOML.parse(String(text.dropLast(6)))
+        #expect(table["a"]?.array?.count == 20_000)
+        #expect(table["a"]?.array?.last?.position == TOML.Position(line: 1, column: 6 + 3 * 19_999))
+    }
+
     @Test func randomEditsOfARealisticFileNeverTrapAndReportInBoundsPositions() {
         // Deterministic: a SplitMix64 stream with a fixed seed, so a failure reproduces.
         var state: UInt64 = 0x5EED_C0DE
