@@ -1,0 +1,150 @@
+import Bluetooth
+import Clocks
+import HCI
+import Testing
+@testable import Simulator
+
+/// GATT discovery and ATT errors against the simulated heart-rate monitor, with hand-built ATT
+/// PDUs (Core v5.4 Vol 3 Part F §3.4, Part G §4). Expected bytes follow from the layout the
+/// monitor declares: 0x180D at 1–8, 0x180F at 9–12, 0x180A at 13–21.
+@Suite struct ATTServerTests {
+    static func connected(requiresEncryption: Bool = false) throws -> (TestHost, UInt16, SimulatedPeripheral) {
+        let hrm = SimulatedDevices.heartRateMonitor(requiresEncryption: requiresEncryption,
+                                                     securityFactory: { _, _ in FakeSecurity(knownKey: FakeSecurity.key) })
+        var host = TestHost(peripherals: [hrm])
+        try host.bringUp()
+        let handle = try host.connect(hrm.address)
+        return (host, handle, hrm)
+    }
+
+    @Test func primaryServiceDiscoveryEndsWithAttributeNotFound() throws {
+        var (host, handle, _) = try Self.connected()
+        #expect(try host.att(handle, [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28]) == [[
+            0x11, 0x06,
+            0x01, 0x00, 0x08, 0x00, 0x0D, 0x18,
+            0x09, 0x00, 0x0C, 0x00, 0x0F, 0x18,
+            0x0D, 0x00, 0x15, 0x00, 0x0A, 0x18,
+        ]])
+        #expect(try host.att(handle, [0x10, 0x16, 0x00, 0xFF, 0xFF, 0x00, 0x28]) == [[0x01, 0x10, 0x16, 0x00, 0x0A]])
+    }
+
+    @Test func findByTypeValueFindsTheHeartRateService() throws {
+        var (host, handle, _) = try Self.connected()
+        #expect(try host.att(handle, [0x06, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28, 0x0D, 0x18]) == [[0x07, 0x01, 0x00, 0x08, 0x00]])
+        #expect(try host.att(handle, [0x06, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28, 0x08, 0x18]) == [[0x01, 0x06, 0x01, 0x00, 0x0A]])
+    }
+
+    @Test func characteristicAndDescriptorDiscovery() throws {
+        var (host, handle, _) = try Self.connected()
+        #expect(try host.att(handle, [0x08, 0x01, 0x00, 0x08, 0x00, 0x03, 0x28]) == [[
+            0x09, 0x07,
+            0x02, 0x00, 0x10, 0x03, 0x00, 0x37, 0x2A,  // 2A37 notify, value handle 3
+            0x05, 0x00, 0x02, 0x06, 0x00, 0x38, 0x2A,  // 2A38 read, value handle 6
+            0x07, 0x00, 0x08, 0x08, 0x00, 0x39, 0x2A,  // 2A39 write, value handle 8
+        ]])
+        #expect(try host.att(handle, [0x08, 0x08, 0x00, 0x08, 0x00, 0x03, 0x28]) == [[0x01, 0x08, 0x08, 0x00, 0x0A]])
+        // The automatic CCCD of 2A37 sits right after its value.
+        #expect(try host.att(handle, [0x04, 0x04, 0x00, 0x04, 0x00]) == [[0x05, 0x01, 0x04, 0x00, 0x02, 0x29]])
+        #expect(try host.att(handle, [0x04, 0x16, 0x00, 0xFF, 0xFF]) == [[0x01, 0x04, 0x16, 0x00, 0x0A]])
+        // Read By Type on a characteristic UUID reads the values.
+        #expect(try host.att(handle, [0x08, 0x01, 0x00, 0xFF, 0xFF, 0x38, 0x2A]) == [[0x09, 0x03, 0x06, 0x00, 0x01]])
+    }
+
+    @Test func mtuExchangeTakesTheSmallerMTU() throws {
+        var (host, handle, hrm) = try Self.connected()
+        #expect(try host.att(handle, [0x02, 0x00, 0x01]) == [[0x03, 0xF7, 0x00]])
+        #expect(host.controller.radio[hrm.address.address]?.attMTU == 247)
+    }
+
+    @Test func readsAndBlobReads() throws {
+        var (host, handle, _) = try Self.connected()
+        let name = Array("Vigil Simulations".utf8)
+        #expect(try host.att(handle, [0x0A, 0x06, 0x00]) == [[0x0B, 0x01]])
+        #expect(try host.att(handle, [0x0A, 0x0F, 0x00]) == [[0x0B] + name])
+        #expect(try host.att(handle, [0x0C, 0x0F, 0x00, 0x06, 0x00]) == [[0x0D] + Array("Simulations".utf8)])
+        #expect(try host.att(handle, [0x0C, 0x0F, 0x00, 0x11, 0x00]) == [[0x0D]])
+        #expect(try host.att(handle, [0x0C, 0x0F, 0x00, 0x12, 0x00]) == [[0x01, 0x0C, 0x0F, 0x00, 0x07]])
+    }
+
+    @Test func writesAreAnsweredOrRefused() throws {
+        var (host, handle, hrm) = try Self.connected()
+        #expect(try host.att(handle, [0x12, 0x08, 0x00, 0x01]) == [[0x13]])
+        // The HRS Control Point refuses other values with the application error 0x80.
+        #expect(try host.att(handle, [0x12, 0x08, 0x00, 0x02]) == [[0x01, 0x12, 0x08, 0x00, 0x80]])
+        // Write Command: no answer either way.
+        #expect(try host.att(handle, [0x52, 0x08, 0x00, 0x01]) == [])
+        #expect(try host.att(handle, [0x52, 0x06, 0x00, 0x01]) == [])
+        #expect(host.controller.radio[hrm.address.address]?.attWrites.map(\.value) == [[0x01], [0x01]])
+    }
+
+    /// Requests that must fail, and the Error Response each gets: request opcode, handle, code.
+    @Test(arguments: [
+        ([0x0A, 0x00, 0x00], [0x01, 0x0A, 0x00, 0x00, 0x01]),                       // Read handle 0: Invalid Handle
+        ([0x0A, 0x00, 0x01], [0x01, 0x0A, 0x00, 0x01, 0x01]),                       // Read past the table: Invalid Handle
+        ([0x0A, 0x03, 0x00], [0x01, 0x0A, 0x03, 0x00, 0x02]),                       // Read a notify-only value: Read Not Permitted
+        ([0x12, 0x06, 0x00, 0x02], [0x01, 0x12, 0x06, 0x00, 0x03]),                 // Write a read-only value: Write Not Permitted
+        ([0x12, 0x02, 0x00, 0x02], [0x01, 0x12, 0x02, 0x00, 0x03]),                 // Write a declaration
+        ([0x12, 0x04, 0x00, 0x01], [0x01, 0x12, 0x04, 0x00, 0x0D]),                 // One-byte CCCD: Invalid Attribute Value Length
+        ([0x08, 0x03, 0x00, 0x02, 0x00, 0x03, 0x28], [0x01, 0x08, 0x03, 0x00, 0x01]), // start > end: Invalid Handle
+        ([0x04, 0x00, 0x00, 0xFF, 0xFF], [0x01, 0x04, 0x00, 0x00, 0x01]),           // start 0: Invalid Handle
+        ([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28], [0x01, 0x10, 0x01, 0x00, 0x10]), // group type 0x2803: Unsupported Group Type
+        ([0x3F, 0x01], [0x01, 0x3F, 0x00, 0x00, 0x06]),                             // unknown request: Request Not Supported
+        ([0x16, 0x08, 0x00, 0x00, 0x00, 0x01], [0x01, 0x16, 0x00, 0x00, 0x06]),     // Prepare Write is not supported
+        ([0x0A, 0x03], [0x01, 0x0A, 0x00, 0x00, 0x04]),                             // truncated Read: Invalid PDU
+        ([0x02, 0x17], [0x01, 0x02, 0x00, 0x00, 0x04]),                             // truncated Exchange MTU
+        ([0x04, 0x01, 0x00, 0xFF, 0xFF, 0x00], [0x01, 0x04, 0x00, 0x00, 0x04]),     // Find Information with a trailing byte
+        ([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03], [0x01, 0x08, 0x00, 0x00, 0x04]),     // a 1-byte UUID
+    ] as [([UInt8], [UInt8])])
+    func errorResponses(_ request: [UInt8], _ expected: [UInt8]) throws {
+        var (host, handle, _) = try Self.connected()
+        #expect(try host.att(handle, request) == [expected])
+    }
+
+    @Test func unknownCommandsAreIgnored() throws {
+        var (host, handle, _) = try Self.connected()
+        #expect(try host.att(handle, [0x7F, 0x01, 0x02]) == [])
+        #expect(try host.att(handle, [0xD2, 0x03, 0x00]) == [])  // Signed Write Command
+    }
+
+    @Test func encryptedCCCDWantsAuthenticationThenEncryption() throws {
+        var (host, handle, hrm) = try Self.connected(requiresEncryption: true)
+        let write: [UInt8] = [0x12, 0x04, 0x00, 0x01, 0x00]
+        // No key for this central yet: Insufficient Authentication (pair first).
+        #expect(try host.att(handle, write) == [[0x01, 0x12, 0x04, 0x00, 0x05]])
+        // Discovery and unprotected reads still work.
+        #expect(try host.att(handle, [0x0A, 0x06, 0x00]) == [[0x0B, 0x01]])
+        _ = try host.send(HCI.LEEnableEncryption(handle: handle, random: 0x0102_0304_0506_0708, ediv: 0x1234, longTermKey: FakeSecurity.key))
+        #expect(try host.att(handle, write) == [[0x13]])
+        // Next connection: the bond exists but the link is not encrypted yet → Insufficient Encryption.
+        _ = try host.send(HCI.Disconnect(handle: handle))
+        let second = try host.connect(hrm.address)
+        #expect(try host.att(second, write) == [[0x01, 0x12, 0x04, 0x00, 0x0F]])
+    }
+
+    @Test func includedServicesAreDiscoverable() throws {
+        let battery = SimulatedService(0x180F, isPrimary: false, characteristics: [SimulatedCharacteristic(0x2A19, properties: .read, value: .stored([77]))])
+        let main = SimulatedService(0x1808, includes: [0x180F], characteristics: [])
+        let database = GATTDatabase(services: [main, battery])
+        var server = ATTServer(database: database)
+        let link = ATTServer.LinkSecurity(isEncrypted: false, hasKey: false)
+        // Include declaration at 2: included range 3–5, UUID 0x180F (Vol 3 Part G §3.2).
+        #expect(server.receive([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x02, 0x28], link: link, at: .zero) == [[0x09, 0x08, 0x02, 0x00, 0x03, 0x00, 0x05, 0x00, 0x0F, 0x18]])
+        // Secondary services are not primary: Read By Group Type 0x2800 sees only 0x1808.
+        #expect(server.receive([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28], link: link, at: .zero) == [[0x11, 0x06, 0x01, 0x00, 0x02, 0x00, 0x08, 0x18]])
+        #expect(server.receive([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x01, 0x28], link: link, at: .zero) == [[0x11, 0x06, 0x03, 0x00, 0x05, 0x00, 0x0F, 0x18]])
+    }
+
+    @Test func responsesRespectTheMTU() throws {
+        // Ten characteristics: at MTU 23, Read By Type 0x2803 fits three 7-byte entries.
+        let many = SimulatedService(0xFFF0, characteristics: (0..<10).map { SimulatedCharacteristic(BluetoothUUID(UInt16(0xFFF1 + $0)), properties: .read) })
+        var server = ATTServer(database: GATTDatabase(services: [many]))
+        let link = ATTServer.LinkSecurity(isEncrypted: false, hasKey: false)
+        let first = server.receive([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28], link: link, at: .zero)
+        #expect(first.first?.count == 23)
+        #expect(first.first?[1] == 7)
+        // A long value is cut to MTU − 1 in a Read Response.
+        let long = SimulatedService(0xFFF0, characteristics: [SimulatedCharacteristic(0xFFF1, properties: .read, value: .stored(Array(0..<40)))])
+        server = ATTServer(database: GATTDatabase(services: [long]))
+        #expect(server.receive([0x0A, 0x03, 0x00], link: link, at: .zero) == [[0x0B] + Array(0..<22)])
+    }
+}
