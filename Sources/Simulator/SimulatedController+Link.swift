@@ -29,7 +29,16 @@ extension SimulatedController {
             return
         }
         noticeVanishedPeers(at: now)
+        var previous: MonotonicInstant?
+        var repeats = 0
         while let due = internalDeadline, due <= target {
+            // Every source moves past `due` when handled; one that does not would spin forever.
+            repeats = due == previous ? repeats + 1 : 0
+            previous = due
+            if repeats > 1_000 {
+                violations.append(.deadlineNotAdvanced(at: due))
+                break
+            }
             now = max(now, due)
             runTimers(due: due)
             for (handle, c) in connections where (c.linkLossDeadline.map { $0 <= due } ?? false) {

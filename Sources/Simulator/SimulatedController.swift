@@ -55,6 +55,10 @@ public struct SimulatedController {
         /// Fragments added up to more than the L2CAP length field announced.
         case l2capLengthExceeded(handle: UInt16)
         case unexpectedPacketType(UInt8)
+        /// Not the host's fault: a peripheral component (e.g. a `PeripheralSecurity` conformer)
+        /// kept reporting a deadline it did not move past when handled. The controller stopped
+        /// looping rather than hang; time still advanced.
+        case deadlineNotAdvanced(at: MonotonicInstant)
     }
 
     struct Connection {
@@ -175,6 +179,11 @@ public struct SimulatedController {
     /// Bytes sent to the host as they are: garbage, a truncated event, a wrong indicator.
     public mutating func injectTowardHost(_ bytes: [UInt8]) {
         outbox.append(Outgoing(h4: bytes))
+    }
+
+    /// A Hardware Error event (§7.7.16): the controller says it is broken and needs a reset.
+    public mutating func reportHardwareError(code: UInt8) {
+        emit(HCI.hardwareErrorBytes(code: code))
     }
 
     /// The link drops as if the radio failed, with `reason` (0x08 Connection Timeout by default).

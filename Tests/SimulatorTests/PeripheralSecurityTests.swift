@@ -77,3 +77,25 @@ struct FakeSecurity: PeripheralSecurity {
         #expect(try host.l2capFrames().map(\.payload) == [[0x05, 0x05]])
     }
 }
+
+/// A broken conformer whose deadline never moves: the controller must not hang on it.
+struct StuckSecurity: PeripheralSecurity {
+    mutating func receive(_ pdu: [UInt8], at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+    mutating func longTermKey(ediv: UInt16, rand: UInt64) -> [UInt8]? { nil }
+    mutating func encryptionChanged(enabled: Bool, at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+    mutating func requestSecurity(at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+    var nextDeadline: MonotonicInstant? { MonotonicInstant(nanoseconds: 1) }
+    mutating func handleDeadline(at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+}
+
+@Suite struct StuckSecurityTests {
+    @Test func aDeadlineThatNeverMovesIsReportedNotSpunOn() throws {
+        let hrm = SimulatedDevices.heartRateMonitor(securityFactory: { _, _ in StuckSecurity() })
+        var host = TestHost(peripherals: [hrm])
+        try host.bringUp()
+        _ = try host.send(HCI.LECreateConnection(peer: hrm.address))
+        host.controller.handleDeadline(at: TestHost.ms(100))  // connects; the stuck deadline is already past
+        host.controller.handleDeadline(at: TestHost.ms(200))
+        #expect(host.controller.violations == [.deadlineNotAdvanced(at: MonotonicInstant(nanoseconds: 1)), .deadlineNotAdvanced(at: MonotonicInstant(nanoseconds: 1))])
+    }
+}

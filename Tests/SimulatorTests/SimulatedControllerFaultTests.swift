@@ -108,3 +108,14 @@ import Testing
         #expect(try host.l2capFrames().isEmpty)
     }
 }
+
+@Suite struct SimulatedControllerHardwareErrorTests {
+    @Test func hardwareErrorIsReportedUnlessMasked() throws {
+        var host = TestHost()
+        host.controller.reportHardwareError(code: 0x2A)
+        #expect(try host.events() == [.hardwareError(code: 0x2A)])
+        _ = try host.complete(HCI.SetEventMask(mask: HCI.SetEventMask.vigilDefault & ~(1 << 15)))
+        host.controller.reportHardwareError(code: 0x2A)
+        #expect(try host.events().isEmpty)
+    }
+}
