@@ -67,6 +67,9 @@ public struct SimulatedController {
         var parameters: HCI.ConnectionParameters
         var isEncrypted = false
         var reassembly: [UInt8]?
+        /// Host packets sent toward a peer that no longer answers: they sit in the controller's
+        /// buffers, unacknowledged, until the link is lost.
+        var unacknowledgedPackets = 0
         /// Set when the peer stopped answering: Disconnection Complete 0x08 at this time.
         var linkLossDeadline: MonotonicInstant?
     }

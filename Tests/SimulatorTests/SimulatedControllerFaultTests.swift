@@ -119,3 +119,30 @@ import Testing
         #expect(try host.events().isEmpty)
     }
 }
+
+@Suite struct SimulatedControllerUnacknowledgedDataTests {
+    /// Data toward a vanished peer is never acknowledged: the host's credits come back only with
+    /// the Disconnection Complete at the supervision timeout.
+    @Test func creditsReturnWithTheDisconnection() throws {
+        let hrm = SimulatedDevices.heartRateMonitor()
+        var configuration = SimulatedController.Configuration()
+        configuration.totalNumLEACLDataPackets = 2
+        var host = TestHost(configuration: configuration, peripherals: [hrm])
+        try host.bringUp()
+        let handle = try host.connect(hrm.address)
+        host.controller.vanish(hrm.address.address, at: host.now)
+        host.sendL2CAP(handle: handle, cid: 4, [0x0A, 0x03, 0x00])
+        host.sendL2CAP(handle: handle, cid: 4, [0x0A, 0x03, 0x00])
+        #expect(try host.events().isEmpty)
+        host.sendL2CAP(handle: handle, cid: 4, [0x0A, 0x03, 0x00])
+        #expect(host.controller.violations == [.aclWithoutBuffer(handle: handle)])
+        host.run(until: host.now + .seconds(4))
+        #expect(try host.events() == [.disconnectionComplete(HCI.DisconnectionComplete(status: .success, handle: handle, reason: .connectionTimeout))])
+        // Both buffers are the host's again: two packets to a new link raise no violation.
+        host.controller.radio[hrm.address.address]?.reappear(at: host.now)
+        let again = try host.connect(hrm.address)
+        host.sendL2CAP(handle: again, cid: 4, [0x0A, 0x06, 0x00])
+        host.sendL2CAP(handle: again, cid: 4, [0x0A, 0x06, 0x00])
+        #expect(host.controller.violations.count == 1)
+    }
+}
