@@ -148,3 +148,73 @@ import Testing
         #expect(server.receive([0x0A, 0x03, 0x00], link: link, at: .zero) == [[0x0B] + Array(0..<22)])
     }
 }
+
+/// A whole GATT discovery the way a client pages through it (Vol 3 Part G §4.4.1, §4.6.1,
+/// §4.7.1): every stage continues after the last handle it got until Attribute Not Found.
+@Suite struct GATTDiscoveryWalkTests {
+    @Test func walkingTheHeartRateMonitorFindsEveryCharacteristicAndCCCD() throws {
+        var (host, handle, _) = try ATTServerTests.connected()
+        var services: [(start: UInt16, end: UInt16, uuid: UInt16)] = []
+        var start: UInt16 = 1
+        walk: while true {
+            let pdu = try #require(try host.att(handle, [0x10] + le16(start) + [0xFF, 0xFF, 0x00, 0x28]).first)
+            if pdu[0] == 0x01 { #expect(pdu[4] == 0x0A); break walk }
+            let length = Int(pdu[1])
+            for entry in stride(from: 2, to: pdu.count, by: length) {
+                let s = UInt16(pdu[entry]) | UInt16(pdu[entry + 1]) << 8
+                let e = UInt16(pdu[entry + 2]) | UInt16(pdu[entry + 3]) << 8
+                services.append((s, e, UInt16(pdu[entry + 4]) | UInt16(pdu[entry + 5]) << 8))
+                start = e + 1
+            }
+        }
+        #expect(services.map(\.uuid) == [0x180D, 0x180F, 0x180A])
+
+        var characteristics: [(valueHandle: UInt16, uuid: UInt16)] = []
+        var pages = 0
+        for service in services {
+            var from = service.start
+            while true {
+                let pdu = try #require(try host.att(handle, [0x08] + le16(from) + le16(service.end) + [0x03, 0x28]).first)
+                if pdu[0] == 0x01 { #expect(pdu[4] == 0x0A); break }
+                pages += 1
+                let length = Int(pdu[1])
+                for entry in stride(from: 2, to: pdu.count, by: length) {
+                    let declaration = UInt16(pdu[entry]) | UInt16(pdu[entry + 1]) << 8
+                    characteristics.append((UInt16(pdu[entry + 3]) | UInt16(pdu[entry + 4]) << 8, UInt16(pdu[entry + 5]) | UInt16(pdu[entry + 6]) << 8))
+                    from = declaration + 1
+                }
+            }
+        }
+        #expect(characteristics.map(\.uuid) == [0x2A37, 0x2A38, 0x2A39, 0x2A19, 0x2A29, 0x2A24, 0x2A25, 0x2A26])
+        #expect(characteristics.map(\.valueHandle) == [3, 6, 8, 11, 15, 17, 19, 21])
+        // At MTU 23 a page holds three declarations: the four of 0x180A take two pages.
+        #expect(pages == 4)
+
+        // Descriptors: Find Information between a value and the next declaration.
+        var cccds: [UInt16] = []
+        for (index, c) in characteristics.enumerated() {
+            let end = index + 1 < characteristics.count ? characteristics[index + 1].valueHandle - 2 : 21
+            guard c.valueHandle < end else { continue }
+            let pdu = try #require(try host.att(handle, [0x04] + le16(c.valueHandle + 1) + le16(end)).first)
+            if pdu[0] == 0x05, pdu[1] == 0x01, Array(pdu[4...5]) == [0x02, 0x29] { cccds.append(UInt16(pdu[2]) | UInt16(pdu[3]) << 8) }
+        }
+        #expect(cccds == [4, 12])
+    }
+
+    @Test func twoMonitorsAtOnceKeepTheirDataApart() throws {
+        let first = SimulatedDevices.heartRateMonitor()
+        let second = SimulatedDevices.heartRateMonitor(address: DeviceAddress(Address(value: 0xC0_00_00_00_00_99), type: .random), rssi: -70)
+        var host = TestHost(peripherals: [first, second])
+        try host.bringUp()
+        let a = try host.connect(first.address)
+        let b = try host.connect(second.address)
+        host.sendL2CAP(handle: a, cid: 4, [0x12, 0x04, 0x00, 0x01, 0x00])
+        host.sendL2CAP(handle: b, cid: 4, [0x12, 0x0C, 0x00, 0x01, 0x00])  // battery only
+        #expect(try host.l2capFrames().map(\.handle) == [a, b])
+        host.run(until: host.now + .seconds(60))
+        let frames = try host.l2capFrames()
+        #expect(frames.filter { $0.handle == a }.count == 60)
+        #expect(frames.filter { $0.handle == a }.allSatisfy { $0.payload.prefix(3) == [0x1B, 0x03, 0x00] })
+        #expect(frames.filter { $0.handle == b }.map(\.payload) == [[0x1B, 0x0B, 0x00, 100]])
+    }
+}
