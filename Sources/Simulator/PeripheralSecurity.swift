@@ -23,7 +23,7 @@ public enum PeripheralSecurityOutput: Sendable, Equatable {
 ///
 /// One value serves one connection: `SimulatedPeripheral` makes a fresh one per connection
 /// with its `SecurityFactory`, as `SMP.Responder.init(local:peer:configuration:random:)` does.
-public protocol PeripheralSecurity {
+public protocol PeripheralSecurity: Sendable {
     /// An SMP PDU from the central (CID 0x0006 payload).
     mutating func receive(_ pdu: [UInt8], at now: MonotonicInstant) -> [PeripheralSecurityOutput]
     /// The link layer asks for the key of an LE_ENC_REQ (Vol 6 Part B §5.1.3.1, the

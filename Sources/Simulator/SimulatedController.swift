@@ -10,9 +10,21 @@ import Wire
 /// Written from Core v5.4 Vol 4 Part E (HCI) rather than from what Vigil's host expects, so it
 /// is an independent check. It plays the central role only; peripherals live in `radio`.
 /// Simplifications, each chosen so tests can predict times exactly: the scanner hears every
-/// advertising event (no scan window duty cycle, no advDelay), ATT/L2CAP traffic crosses the
-/// link instantly, and Number Of Completed Packets follows each host ACL packet at once.
-public struct SimulatedController {
+/// advertising event (no scan window duty cycle, no advDelay), a connection completes at the
+/// peer's next connectable advertising event, ATT/L2CAP traffic crosses the link instantly, and
+/// Number Of Completed Packets follows each host ACL packet at once (never, toward a vanished
+/// peer). Not modelled: the filter accept list, extended advertising and the Enhanced
+/// Connection Complete event, Host Buffer Size (controller→host flow control), PHY and data
+/// length changes. Duplicate filtering keys on address and report kind.
+///
+/// Use:
+/// ```
+/// var controller = SimulatedController(radio: SimulatedRadio(peripherals: [SimulatedDevices.heartRateMonitor()]))
+/// controller.receive(fromHost: h4Packet, at: now)
+/// for packet in controller.takePacketsForHost() { /* give to the host */ }
+/// if let due = controller.nextDeadline { /* later */ controller.handleDeadline(at: due) }
+/// ```
+public struct SimulatedController: Sendable {
     public struct Configuration: Sendable {
         /// BD_ADDR, as Read BD_ADDR reports it.
         public var publicAddress = Address(value: 0x00_1B_DC_07_51_0A)

@@ -8,7 +8,7 @@ import HCI
 ///
 /// It speaks in L2CAP frames (basic header, Core v5.4 Vol 3 Part A §3.1); the
 /// `SimulatedController` carries them over the simulated link and fragments them for the host.
-public struct SimulatedPeripheral {
+public struct SimulatedPeripheral: Sendable {
     /// Things that happened on the peripheral side, for tests and the demo log.
     public enum Event: Equatable, Sendable {
         case connected(central: DeviceAddress)
