@@ -90,6 +90,9 @@ import Testing
         ([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28], [0x01, 0x10, 0x01, 0x00, 0x10]), // group type 0x2803: Unsupported Group Type
         ([0x3F, 0x01], [0x01, 0x3F, 0x00, 0x00, 0x06]),                             // unknown request: Request Not Supported
         ([0x16, 0x08, 0x00, 0x00, 0x00, 0x01], [0x01, 0x16, 0x00, 0x00, 0x06]),     // Prepare Write is not supported
+        ([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x37, 0x2A], [0x01, 0x08, 0x03, 0x00, 0x02]), // Read By Type of a notify-only value
+        ([0x0C, 0x03, 0x00, 0x00, 0x00], [0x01, 0x0C, 0x03, 0x00, 0x02]),           // Read Blob of it
+        ([0x12, 0x00, 0x00, 0x01], [0x01, 0x12, 0x00, 0x00, 0x01]),                 // Write handle 0
         ([0x0A, 0x03], [0x01, 0x0A, 0x00, 0x00, 0x04]),                             // truncated Read: Invalid PDU
         ([0x02, 0x17], [0x01, 0x02, 0x00, 0x00, 0x04]),                             // truncated Exchange MTU
         ([0x04, 0x01, 0x00, 0xFF, 0xFF, 0x00], [0x01, 0x04, 0x00, 0x00, 0x04]),     // Find Information with a trailing byte
@@ -132,6 +135,34 @@ import Testing
         // Secondary services are not primary: Read By Group Type 0x2800 sees only 0x1808.
         #expect(server.receive([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28], link: link, at: .zero) == [[0x11, 0x06, 0x01, 0x00, 0x02, 0x00, 0x08, 0x18]])
         #expect(server.receive([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x01, 0x28], link: link, at: .zero) == [[0x11, 0x06, 0x03, 0x00, 0x05, 0x00, 0x0F, 0x18]])
+    }
+
+    @Test func protectedValuesAskForAuthenticationOrEncryption() {
+        let secret = SimulatedService(0xFFF0, characteristics: [
+            SimulatedCharacteristic(0xFFF1, properties: [.read, .write], value: .stored([0x2A]), access: .encryptionRequired,
+                                    descriptors: [SimulatedDescriptor(0x2901, value: Array("s".utf8), isWritable: true)]),
+        ])
+        var server = ATTServer(database: GATTDatabase(services: [secret]))
+        let stranger = ATTServer.LinkSecurity(isEncrypted: false, hasKey: false)
+        let bonded = ATTServer.LinkSecurity(isEncrypted: false, hasKey: true)
+        let encrypted = ATTServer.LinkSecurity(isEncrypted: true, hasKey: true)
+        #expect(server.receive([0x0A, 0x03, 0x00], link: stranger, at: .zero) == [[0x01, 0x0A, 0x03, 0x00, 0x05]])
+        #expect(server.receive([0x08, 0x01, 0x00, 0xFF, 0xFF, 0xF1, 0xFF], link: stranger, at: .zero) == [[0x01, 0x08, 0x03, 0x00, 0x05]])
+        #expect(server.receive([0x12, 0x03, 0x00, 0x01], link: bonded, at: .zero) == [[0x01, 0x12, 0x03, 0x00, 0x0F]])
+        #expect(server.receive([0x0A, 0x03, 0x00], link: encrypted, at: .zero) == [[0x0B, 0x2A]])
+        #expect(server.receive([0x12, 0x03, 0x00, 0x07], link: encrypted, at: .zero) == [[0x13]])
+        #expect(server.receive([0x0A, 0x03, 0x00], link: encrypted, at: .zero) == [[0x0B, 0x07]])
+        // The declaration stays readable: discovery needs no security (Vol 3 Part G §3.3.1).
+        #expect(server.receive([0x0A, 0x02, 0x00], link: stranger, at: .zero) == [[0x0B, 0x0A, 0x03, 0x00, 0xF1, 0xFF]])
+        // A writable descriptor accepts writes; the automatic CCCD is absent (no notify/indicate).
+        #expect(server.receive([0x12, 0x04, 0x00, 0x78], link: stranger, at: .zero) == [[0x13]])
+        #expect(server.writes.map(\.handle) == [3, 4])
+    }
+
+    @Test func aClientMTUBelow23LeavesTheDefault() {
+        var server = ATTServer(database: GATTDatabase(services: []), serverMTU: 185)
+        #expect(server.receive([0x02, 0x10, 0x00], link: .init(isEncrypted: false, hasKey: false), at: .zero) == [[0x03, 0xB9, 0x00]])
+        #expect(server.mtu == 23)
     }
 
     @Test func responsesRespectTheMTU() throws {

@@ -45,6 +45,14 @@ import Testing
         #expect(throws: (any Error).self) { try HCI.Event(bytes: Array(packets[1].dropFirst())) }
     }
 
+    @Test func packetsOfOtherTypesFromTheHostAreReported() throws {
+        var host = TestHost()
+        host.controller.receive(fromHost: [0x03, 0x40, 0x00, 0x00], at: host.now)  // SCO
+        host.controller.receive(fromHost: [], at: host.now)
+        #expect(host.controller.violations == [.unexpectedPacketType(0x03)])
+        #expect(try host.events().isEmpty)
+    }
+
     @Test func aDroppedConnectionReportsTheChosenReason() throws {
         let hrm = SimulatedDevices.heartRateMonitor()
         var host = TestHost(peripherals: [hrm])

@@ -126,6 +126,17 @@ import Testing
         #expect(try host.l2capFrames().isEmpty)
     }
 
+    @Test func rawFramesOnAnyChannel() throws {
+        let hrm = SimulatedDevices.heartRateMonitor()
+        var (host, handle) = try Self.connect(hrm)
+        host.controller.radio[hrm.address.address]?.sendRaw(cid: 0x0006, payload: [0x0B, 0x05])
+        let frames = try host.l2capFrames()
+        #expect(frames.count == 1)
+        #expect(frames.first?.handle == handle)
+        #expect(frames.first?.cid == 6)
+        #expect(frames.first?.payload == [0x0B, 0x05])
+    }
+
     @Test func framesWhoseLengthLies() throws {
         let hrm = SimulatedDevices.heartRateMonitor()
         var (host, handle) = try Self.connect(hrm)
