@@ -13,7 +13,7 @@ import Wire
 /// advertising event (no scan window duty cycle, no advDelay), a connection completes at the
 /// peer's next connectable advertising event, ATT/L2CAP traffic crosses the link instantly, and
 /// Number Of Completed Packets follows each host ACL packet at once (never, toward a vanished
-/// peer). Not modelled: the filter accept list, extended advertising and the Enhanced
+/// peer). Not modelled: the filter accept list (refused with 0x11), extended advertising and the Enhanced
 /// Connection Complete event, Host Buffer Size (controller→host flow control), PHY and data
 /// length changes. Duplicate filtering keys on address and report kind.
 ///
@@ -230,10 +230,12 @@ public struct SimulatedController: Sendable {
         case HCI.Event.Code.commandComplete, HCI.Event.Code.commandStatus, HCI.Event.Code.numberOfCompletedPackets:
             break
         case HCI.Event.Code.leMeta:
-            let subevent = event[2]
-            guard eventMask & (1 << 61) != 0, leEventMask & (1 << (UInt64(subevent) - 1)) != 0 else { return }
+            // Bit n − 1 enables subevent n (§7.8.1); LE Meta itself is bit 61 of the event mask.
+            let subevent = event.count > 2 ? event[2] : 0
+            guard eventMask & (1 << 61) != 0, subevent >= 1, subevent <= 64, leEventMask & (1 << (UInt64(subevent) - 1)) != 0 else { return }
         default:
-            guard eventMask & (1 << (UInt64(code) - 1)) != 0 else { return }
+            // Bit n − 1 enables event code n for the codes a controller sends here (§7.3.1).
+            guard code >= 1, code <= 64, eventMask & (1 << (UInt64(code) - 1)) != 0 else { return }
         }
         outbox.append(Outgoing(h4: [HCI.PacketType.event.rawValue] + event, commandCredits: commandCredits, aclCredits: aclCredits))
     }

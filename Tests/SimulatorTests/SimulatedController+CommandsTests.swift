@@ -35,6 +35,9 @@ import Testing
         try host.bringUp()
         let bad = HCI.ConnectionParameters(intervalMin: 40, intervalMax: 24)
         #expect(try host.send(HCI.LECreateConnection(peer: hrm.address, parameters: bad)) == [Self.status(HCI.LECreateConnection.opcode, .invalidParameters)])
+        var viaList = HCI.LECreateConnection(peer: hrm.address)
+        viaList.useFilterAcceptList = true
+        #expect(try host.send(viaList) == [Self.status(HCI.LECreateConnection.opcode, HCI.Status(0x11))])
         _ = try host.connect(hrm.address)
         #expect(try host.send(HCI.LECreateConnection(peer: hrm.address)) == [Self.status(HCI.LECreateConnection.opcode, HCI.Status(0x0B))])
     }
