@@ -99,3 +99,39 @@ struct StuckSecurity: PeripheralSecurity {
         #expect(host.controller.violations == [.deadlineNotAdvanced(at: MonotonicInstant(nanoseconds: 1)), .deadlineNotAdvanced(at: MonotonicInstant(nanoseconds: 1))])
     }
 }
+
+/// Shaped like the SMP target's responder: its own action type, mapped by `output(of:)`.
+struct ResponderShapedSecurity: PeripheralSecurity {
+    enum Action: Equatable {
+        case send([UInt8])
+        case startEncryption(ltk: [UInt8], ediv: UInt16, rand: UInt64)
+        case failed(UInt8)
+    }
+    mutating func receive(_ pdu: [UInt8], at now: MonotonicInstant) -> [Action] {
+        [.startEncryption(ltk: FakeSecurity.key, ediv: 0, rand: 0), .send([0x04] + pdu.dropFirst()), .failed(0x0C)]
+    }
+    mutating func longTermKey(ediv: UInt16, rand: UInt64) -> [UInt8]? { nil }
+    mutating func encryptionChanged(enabled: Bool, at now: MonotonicInstant) -> [Action] { [] }
+    mutating func requestSecurity(at now: MonotonicInstant) -> [Action] { [] }
+    var nextDeadline: MonotonicInstant? { nil }
+    mutating func handleDeadline(at now: MonotonicInstant) -> [Action] { [] }
+    static func output(of action: Action) -> PeripheralSecurityOutput? {
+        switch action {
+        case .send(let pdu): .send(pdu)
+        case .startEncryption: nil  // the central's business
+        case .failed(let reason): .failed(reason: reason)
+        }
+    }
+}
+
+@Suite struct ResponderShapedSecurityTests {
+    @Test func actionsAreMappedAndCentralOnlyOnesIgnored() throws {
+        let hrm = SimulatedDevices.heartRateMonitor(securityFactory: { _, _ in ResponderShapedSecurity() })
+        var host = TestHost(peripherals: [hrm])
+        try host.bringUp()
+        let handle = try host.connect(hrm.address)
+        host.sendL2CAP(handle: handle, cid: 6, [0x03, 0xAA, 0xBB])
+        #expect(try host.l2capFrames().map(\.payload) == [[0x04, 0xAA, 0xBB]])
+        #expect(host.controller.radio[hrm.address.address]?.events.last == .pairingFailed(reason: 0x0C))
+    }
+}
