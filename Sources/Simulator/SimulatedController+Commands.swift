@@ -197,6 +197,8 @@ extension SimulatedController {
         guard pendingConnection == nil else { return reply(opcode, status: .commandDisallowed) }
         guard c.ownAddressType == .public || randomAddress != nil else { return reply(opcode, status: .invalidParameters) }
         guard c.parameters.isValid, c.scanWindow <= c.scanInterval else { return reply(opcode, status: .invalidParameters) }
+        // The filter accept list is not simulated: say so rather than connect to the wrong peer.
+        guard !c.useFilterAcceptList else { return reply(opcode, status: HCI.Status(0x11)) }  // Unsupported Feature or Parameter Value
         if connections.values.contains(where: { $0.peer.address == c.peer.address }) {
             return reply(opcode, status: HCI.Status(0x0B))  // Connection Already Exists
         }

@@ -29,7 +29,16 @@ extension SimulatedController {
             return
         }
         noticeVanishedPeers(at: now)
+        var previous: MonotonicInstant?
+        var repeats = 0
         while let due = internalDeadline, due <= target {
+            // Every source moves past `due` when handled; one that does not would spin forever.
+            repeats = due == previous ? repeats + 1 : 0
+            previous = due
+            if repeats > 1_000 {
+                violations.append(.deadlineNotAdvanced(at: due))
+                break
+            }
             now = max(now, due)
             runTimers(due: due)
             for (handle, c) in connections where (c.linkLossDeadline.map { $0 <= due } ?? false) {
@@ -101,8 +110,11 @@ extension SimulatedController {
     }
 
     private mutating func establishConnection(to i: Int, _ command: HCI.LECreateConnection, at t: MonotonicInstant) {
-        let handle = nextHandle
-        nextHandle = nextHandle >= 0x0EFF ? 0x0040 : nextHandle + 1
+        // Handles count up from 0x0040, wrap below 0x0EFF (the largest valid handle) and skip
+        // any still in use.
+        var handle = nextHandle
+        while connections[handle] != nil { handle = handle >= 0x0EFF ? 0x0040 : handle + 1 }
+        nextHandle = handle >= 0x0EFF ? 0x0040 : handle + 1
         var parameters = command.parameters
         parameters.intervalMax = parameters.intervalMin  // the initiator picks the shortest allowed interval
         connections[handle] = Connection(handle: handle, peer: radio.peripherals[i].address, parameters: parameters)
@@ -116,11 +128,14 @@ extension SimulatedController {
     }
 
     mutating func closeConnection(_ handle: UInt16, reason: HCI.Status, at t: MonotonicInstant) {
-        guard connections[handle] != nil else { return }
+        guard let connection = connections[handle] else { return }
         if let i = peripheralIndex(for: handle) { radio.peripherals[i].linkClosed(at: t) }
         connections[handle] = nil
         timers.removeAll { if case .connectionUpdateComplete(let h, _) = $0.timer { h == handle } else { false } }
-        emit(HCI.DisconnectionComplete(status: .success, handle: handle, reason: reason).eventBytes)
+        // With the Disconnection Complete the host may count the handle's unacknowledged packets
+        // as freed (Vol 4 Part E §4.3).
+        emit(HCI.DisconnectionComplete(status: .success, handle: handle, reason: reason).eventBytes,
+             aclCredits: connection.unacknowledgedPackets)
     }
 
     func peripheralIndex(for handle: UInt16) -> Int? {
@@ -149,8 +164,15 @@ extension SimulatedController {
         let bufferLength = configuration.leACLDataPacketLength == 0 ? configuration.aclDataPacketLength : configuration.leACLDataPacketLength
         if acl.data.count > Int(bufferLength) { violations.append(.aclLongerThanBuffer(handle: acl.handle, length: acl.data.count)) }
         guard var connection = connections[acl.handle] else { return violations.append(.aclForUnknownHandle(acl.handle)) }
-        // The packet left the controller's buffer for the air: give the host its credit back.
-        emit(HCI.numberOfCompletedPacketsBytes([HCI.CompletedPackets(handle: acl.handle, count: 1)]), aclCredits: 1)
+        let peerAnswers = peripheralIndex(for: acl.handle).map { radio.peripherals[$0].isInRange } ?? false
+        if peerAnswers {
+            // The peer acknowledged the packet, freeing its buffer: the host gets its credit back.
+            emit(HCI.numberOfCompletedPacketsBytes([HCI.CompletedPackets(handle: acl.handle, count: 1)]), aclCredits: 1)
+        } else {
+            // Never acknowledged: no Number Of Completed Packets; the credit returns only with
+            // Disconnection Complete (Vol 4 Part E §4.3).
+            connection.unacknowledgedPackets += 1
+        }
         if acl.boundary.isFirst {
             if connection.reassembly != nil { violations.append(.incompleteL2CAPFrameDropped(handle: acl.handle)) }
             connection.reassembly = acl.data

@@ -10,9 +10,21 @@ import Wire
 /// Written from Core v5.4 Vol 4 Part E (HCI) rather than from what Vigil's host expects, so it
 /// is an independent check. It plays the central role only; peripherals live in `radio`.
 /// Simplifications, each chosen so tests can predict times exactly: the scanner hears every
-/// advertising event (no scan window duty cycle, no advDelay), ATT/L2CAP traffic crosses the
-/// link instantly, and Number Of Completed Packets follows each host ACL packet at once.
-public struct SimulatedController {
+/// advertising event (no scan window duty cycle, no advDelay), a connection completes at the
+/// peer's next connectable advertising event, ATT/L2CAP traffic crosses the link instantly, and
+/// Number Of Completed Packets follows each host ACL packet at once (never, toward a vanished
+/// peer). Not modelled: the filter accept list (refused with 0x11), extended advertising and the Enhanced
+/// Connection Complete event, Host Buffer Size (controller→host flow control), PHY and data
+/// length changes. Duplicate filtering keys on address and report kind.
+///
+/// Use:
+/// ```
+/// var controller = SimulatedController(radio: SimulatedRadio(peripherals: [SimulatedDevices.heartRateMonitor()]))
+/// controller.receive(fromHost: h4Packet, at: now)
+/// for packet in controller.takePacketsForHost() { /* give to the host */ }
+/// if let due = controller.nextDeadline { /* later */ controller.handleDeadline(at: due) }
+/// ```
+public struct SimulatedController: Sendable {
     public struct Configuration: Sendable {
         /// BD_ADDR, as Read BD_ADDR reports it.
         public var publicAddress = Address(value: 0x00_1B_DC_07_51_0A)
@@ -55,6 +67,10 @@ public struct SimulatedController {
         /// Fragments added up to more than the L2CAP length field announced.
         case l2capLengthExceeded(handle: UInt16)
         case unexpectedPacketType(UInt8)
+        /// Not the host's fault: a peripheral component (e.g. a `PeripheralSecurity` conformer)
+        /// kept reporting a deadline it did not move past when handled. The controller stopped
+        /// looping rather than hang; time still advanced.
+        case deadlineNotAdvanced(at: MonotonicInstant)
     }
 
     struct Connection {
@@ -63,6 +79,9 @@ public struct SimulatedController {
         var parameters: HCI.ConnectionParameters
         var isEncrypted = false
         var reassembly: [UInt8]?
+        /// Host packets sent toward a peer that no longer answers: they sit in the controller's
+        /// buffers, unacknowledged, until the link is lost.
+        var unacknowledgedPackets = 0
         /// Set when the peer stopped answering: Disconnection Complete 0x08 at this time.
         var linkLossDeadline: MonotonicInstant?
     }
@@ -177,6 +196,11 @@ public struct SimulatedController {
         outbox.append(Outgoing(h4: bytes))
     }
 
+    /// A Hardware Error event (§7.7.16): the controller says it is broken and needs a reset.
+    public mutating func reportHardwareError(code: UInt8) {
+        emit(HCI.hardwareErrorBytes(code: code))
+    }
+
     /// The link drops as if the radio failed, with `reason` (0x08 Connection Timeout by default).
     public mutating func dropConnection(handle: UInt16, reason: HCI.Status = .connectionTimeout, at now: MonotonicInstant) {
         advance(to: now)
@@ -206,10 +230,12 @@ public struct SimulatedController {
         case HCI.Event.Code.commandComplete, HCI.Event.Code.commandStatus, HCI.Event.Code.numberOfCompletedPackets:
             break
         case HCI.Event.Code.leMeta:
-            let subevent = event[2]
-            guard eventMask & (1 << 61) != 0, leEventMask & (1 << (UInt64(subevent) - 1)) != 0 else { return }
+            // Bit n − 1 enables subevent n (§7.8.1); LE Meta itself is bit 61 of the event mask.
+            let subevent = event.count > 2 ? event[2] : 0
+            guard eventMask & (1 << 61) != 0, subevent >= 1, subevent <= 64, leEventMask & (1 << (UInt64(subevent) - 1)) != 0 else { return }
         default:
-            guard eventMask & (1 << (UInt64(code) - 1)) != 0 else { return }
+            // Bit n − 1 enables event code n for the codes a controller sends here (§7.3.1).
+            guard code >= 1, code <= 64, eventMask & (1 << (UInt64(code) - 1)) != 0 else { return }
         }
         outbox.append(Outgoing(h4: [HCI.PacketType.event.rawValue] + event, commandCredits: commandCredits, aclCredits: aclCredits))
     }

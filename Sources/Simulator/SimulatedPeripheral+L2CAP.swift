@@ -40,9 +40,7 @@ extension SimulatedPeripheral {
         case L2CAPChannel.signaling:
             receiveSignaling(payload, at: now)
         case L2CAPChannel.smp:
-            if var s = security {
-                let outputs = s.receive(payload, at: now)
-                security = s
+            if let outputs = security?.receiveOutputs(payload, at: now) {
                 apply(outputs)
             } else if let code = payload.first, code != 0x05 {
                 // No security manager: Pairing Failed, Pairing Not Supported (Vol 3 Part H §3.5.5).

@@ -8,7 +8,7 @@ import HCI
 ///
 /// It speaks in L2CAP frames (basic header, Core v5.4 Vol 3 Part A §3.1); the
 /// `SimulatedController` carries them over the simulated link and fragments them for the host.
-public struct SimulatedPeripheral {
+public struct SimulatedPeripheral: Sendable {
     /// Things that happened on the peripheral side, for tests and the demo log.
     public enum Event: Equatable, Sendable {
         case connected(central: DeviceAddress)
@@ -133,9 +133,7 @@ public struct SimulatedPeripheral {
 
     /// Asks the security side for a Security Request (Vol 3 Part H §3.6.7).
     public mutating func requestSecurity(at now: MonotonicInstant) {
-        guard link != nil, var s = security else { return }
-        let outputs = s.requestSecurity(at: now)
-        security = s
+        guard link != nil, let outputs = security?.requestSecurityOutputs(at: now) else { return }
         apply(outputs)
     }
 
@@ -187,21 +185,14 @@ public struct SimulatedPeripheral {
     /// earlier connections.
     mutating func longTermKey(ediv: UInt16, rand: UInt64) -> [UInt8]? {
         guard let central = link?.central else { return nil }
-        if var s = security {
-            let key = s.longTermKey(ediv: ediv, rand: rand)
-            security = s
-            if let key { return key }
-        }
+        if let key = security?.longTermKey(ediv: ediv, rand: rand) { return key }
         return bonds[central]?.last { $0.ediv == ediv && $0.rand == rand }?.longTermKey
     }
 
     mutating func encryptionChanged(enabled: Bool, at now: MonotonicInstant) {
         link?.isEncrypted = enabled
         if enabled { events.append(.encryptionEnabled) }
-        guard var s = security else { return }
-        let outputs = s.encryptionChanged(enabled: enabled, at: now)
-        security = s
-        apply(outputs)
+        apply(security?.encryptionChangedOutputs(enabled: enabled, at: now) ?? [])
     }
 
     mutating func takeFrames() -> [[UInt8]] {
@@ -219,10 +210,8 @@ public struct SimulatedPeripheral {
         let wasTimedOut = server.bearerTimedOut
         sendATT(server.handleDeadline(at: now))
         if !wasTimedOut && server.bearerTimedOut { events.append(.indicationConfirmationTimedOut) }
-        if var s = security, let due = s.nextDeadline, due <= now {
-            let outputs = s.handleDeadline(at: now)
-            security = s
-            apply(outputs)
+        if let due = security?.nextDeadline, due <= now {
+            apply(security?.handleDeadlineOutputs(at: now) ?? [])
         }
         if let pending = pendingParameterRequest, pending.deadline <= now {
             pendingParameterRequest = nil

@@ -3,7 +3,7 @@ import Clocks
 
 /// The simulated air: every peripheral in range, each with its own RSSI and advertising
 /// schedule, on the caller's virtual clock. Several may be connected at once.
-public struct SimulatedRadio {
+public struct SimulatedRadio: Sendable {
     public var peripherals: [SimulatedPeripheral] = []
 
     public init(peripherals: [SimulatedPeripheral] = []) { self.peripherals = peripherals }
