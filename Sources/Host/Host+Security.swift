@@ -76,10 +76,15 @@ extension Host {
         let previous = connection.encryption
         connection.encryption = status.isSuccess && enabled ? .on : .off
         connections[handle] = connection
+        let pairing = connection.pairing?.state.isPairing == true
         if status.isSuccess && enabled {
-            let bonded = bonds.bond(for: connection.peer) != nil
-            log(.info, "\(connection.peer): link encrypted\(bonded ? " (bonded)" : "")")
-            emit(.encryptionChanged(handle: handle, enabled: true, bonded: bonded))
+            // While pairing, the key is not bonded until key distribution ends: report the
+            // encryption with `.paired` then, so `bonded` is true when it will be.
+            if !pairing {
+                let bonded = bonds.bond(for: connection.peer) != nil
+                log(.info, "\(connection.peer): link encrypted\(bonded ? " (bonded)" : "")")
+                emit(.encryptionChanged(handle: handle, enabled: true, bonded: bonded))
+            }
         } else if previous == .starting(withBond: true) {
             // PIN or Key Missing (0x06) is the spec's answer from a peer without our keys.
             log(.warning, "\(connection.peer): encryption with the stored bond failed: \(status)")
@@ -109,9 +114,15 @@ extension Host {
                 }
                 log(.info, "\(bond.peer): paired and bonded")
                 emit(.paired(handle: handle, bond: bond))
+                if connections[handle]?.encryption == .on {
+                    emit(.encryptionChanged(handle: handle, enabled: true, bonded: true))
+                }
             case .failed(let failure):
                 log(.warning, "0x\(String(handle, radix: 16)): pairing failed: \(failure)")
                 emit(.pairingFailed(handle: handle, reason: "\(failure)"))
+                if connections[handle]?.encryption == .on {
+                    emit(.encryptionChanged(handle: handle, enabled: true, bonded: false))
+                }
             }
         }
     }
