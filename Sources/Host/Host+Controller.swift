@@ -180,8 +180,9 @@ extension Host {
 
     mutating func bringUpAnswered(_ step: BringUpStep, status: HCI.Status, returnParameters p: [UInt8], at now: MonotonicInstant) {
         guard case .bringingUp(let current) = controller, current == step else { return }
-        // A controller may refuse Write LE Host Support (LE-only parts have no such setting).
-        guard status.isSuccess || step == .writeLEHostSupport else {
+        // A controller may refuse Write LE Host Support (LE-only parts have no such setting),
+        // and refuses to stop a scan it is not running (Command Disallowed): both are fine.
+        guard status.isSuccess || step == .writeLEHostSupport || step == .stopScanning else {
             return fail("controller bring-up failed at \(step): \(status)")
         }
         do {
@@ -228,6 +229,7 @@ extension Host {
         controller = .bringingUp(next)
         switch next {
         case .reset: commands.enqueue(HCI.Reset(), purpose: .bringUp(next))
+        case .stopScanning: commands.enqueue(HCI.LESetScanEnable(enable: false), purpose: .bringUp(next))
         case .readLocalVersion: commands.enqueue(HCI.ReadLocalVersionInformation(), purpose: .bringUp(next))
         case .writeLEHostSupport: commands.enqueue(HCI.WriteLEHostSupport(), purpose: .bringUp(next))
         case .setEventMask: commands.enqueue(HCI.SetEventMask(), purpose: .bringUp(next))

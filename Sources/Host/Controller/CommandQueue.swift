@@ -88,6 +88,9 @@ enum CommandPurpose: Sendable, Equatable {
 /// The steps of controller bring-up, in order.
 enum BringUpStep: Int, Sendable, CaseIterable, Comparable {
     case reset
+    /// A controller whose Reset leaves scanning on (Bumble's is a no-op) would refuse the scan
+    /// parameters and the random address; stopping a scan that is not running is harmless.
+    case stopScanning
     case readLocalVersion
     case writeLEHostSupport
     case setEventMask

@@ -69,6 +69,8 @@ final class HostRunner {
                 reopenAt = nil
                 if !connect(at: now) && !options.reopenOnFailure { return 1 }
             }
+            // Send what the last turn produced before sleeping: nothing may wait in the queue.
+            drain(&session, at: now)
             let deadline = earliest(host.nextDeadline, session.nextDeadline, options.stopAt, reopenAt, link?.nextDeadline)
             let ready: [PollLoop.Event]
             if link?.hasPendingInput == true {
