@@ -162,7 +162,6 @@ public struct Appliance: Sendable {
             guard let i = slots.firstIndex(where: { $0.handle == handle }), let peer = slots[i].peer else { return }
             slots[i].retriedPairingAfterBondLoss = false
             events.append(.paired(slots[i].device, peer: peer, secureConnections: bond.secureConnections))
-            events.append(.transmitter(slots[i].device, peer: peer, .paired))
         case let .pairingFailed(handle, reason):
             guard let i = slots.firstIndex(where: { $0.handle == handle }) else { return }
             securityFailed(i, handle: handle, reason: reason, host: &host, at: now)

@@ -9,6 +9,8 @@ import Transmitters
 struct ApplianceSession: HostSession {
     var appliance: Appliance
     let eventsJSON: Bool
+    /// Print each event as a line for a person watching (the demo's console face).
+    var console = false
     let logger: Logger
     /// Where remembered transmitter addresses are saved; nil for the demo.
     let state: StateDirectory?
@@ -35,6 +37,8 @@ struct ApplianceSession: HostSession {
         for event in appliance.takeEvents() {
             if eventsJSON {
                 for line in event.json { print(line.rendered) }
+            } else if console {
+                print(event.logLine)
             }
             switch event {
             case .readings, .transmitter(_, _, .info):

@@ -20,7 +20,7 @@ struct DemoCommand: ParsableCommand {
     var eventsJSON = false
 
     @Option(name: .customLong("log-level"), help: "debug, info, notice, warning or error.")
-    var logLevel: String = "notice"
+    var logLevel: String = "warning"
 
     @Option(name: .customLong("btsnoop-log"), help: "Write every HCI packet to this btsnoop file.")
     var btsnoopLog: String?
@@ -42,6 +42,8 @@ struct DemoCommand: ParsableCommand {
         let driver = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "heart-rate", device: "chest-strap"))
         let appliance = Appliance(devices: [Appliance.Device(driver: driver, pair: true)], remembered: RememberedTransmitters())
         var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: nil)
+        session.console = !eventsJSON
+        StandardOutput.flush()
         var configuration = Host.Configuration(staticAddress: Address(value: 0xC2_D3_E4_F5_06_17))
         configuration.connectTimeout = .seconds(5)
         let start = SystemClock.monotonicNow()
