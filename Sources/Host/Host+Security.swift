@@ -2,6 +2,7 @@ import Bluetooth
 import Clocks
 import HCI
 import SMP
+import Wire
 
 extension Host {
     /// Encrypts the link: with the stored bond's LTK when there is one (Vol 3 Part H §2.4.4.1),
@@ -59,6 +60,12 @@ extension Host {
         let actions = initiator.receive(pdu, at: now)
         connection.pairing = initiator
         connections[handle] = connection
+        // Outside a pairing the initiator refuses a bad PDU with Pairing Failed and reports no
+        // `.failed` (there is nothing to fail), so without this line a peer speaking garbage
+        // on the SMP channel would leave no trace.
+        if actions.count == 1, case .send(let reply) = actions[0], reply.first == 0x05 {
+            log(.notice, "\(connection.peer): refused SMP PDU \(Hex.encode(pdu.prefix(8), separator: " ")) with Pairing Failed")
+        }
         perform(actions, on: handle, at: now)
     }
 

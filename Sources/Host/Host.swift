@@ -215,6 +215,9 @@ public struct Host: Sendable {
     }
 
     mutating func sendL2CAP(_ payload: [UInt8], channel: UInt16, on handle: UInt16) {
+        // Once we have sent HCI_Disconnect the controller may close the link at any moment;
+        // data queued after that would reach it for a handle it no longer knows.
+        guard connections[handle]?.disconnecting != true else { return }
         if !acl.enqueue(L2CAP.BasicFrame(channel: channel, payload: payload), on: handle) {
             log(.warning, "connection 0x\(String(handle, radix: 16)): outgoing queue full, frame on CID \(channel) dropped")
         }

@@ -1,0 +1,128 @@
+import Bluetooth
+import Clocks
+import HCI
+import Simulator
+import Testing
+@testable import Host
+
+/// GATT client procedures (Core v5.4 Vol 3 Part G §4) against the simulated GATT server.
+@Suite struct GATTProcedureTests {
+    /// The HRM's database written out by hand from `SimulatedDevices.heartRateMonitor`'s
+    /// service list: handles assigned from 1 in declaration order, a CCCD after each
+    /// notifying value, each characteristic ending where the next declaration begins.
+    static let expectedHRMDatabase = GATT.Database(entries: [
+        .init(service: GATT.Service(uuid: BluetoothUUID(0x180D), startHandle: 1, endHandle: 8), characteristics: [
+            GATT.Characteristic(uuid: BluetoothUUID(0x2A37), declarationHandle: 2, valueHandle: 3, properties: .notify, endHandle: 4,
+                                descriptors: [GATT.Descriptor(uuid: BluetoothUUID(0x2902), handle: 4)]),
+            GATT.Characteristic(uuid: BluetoothUUID(0x2A38), declarationHandle: 5, valueHandle: 6, properties: .read, endHandle: 6),
+            GATT.Characteristic(uuid: BluetoothUUID(0x2A39), declarationHandle: 7, valueHandle: 8, properties: .write, endHandle: 8),
+        ]),
+        .init(service: GATT.Service(uuid: BluetoothUUID(0x180F), startHandle: 9, endHandle: 12), characteristics: [
+            GATT.Characteristic(uuid: BluetoothUUID(0x2A19), declarationHandle: 10, valueHandle: 11, properties: [.read, .notify], endHandle: 12,
+                                descriptors: [GATT.Descriptor(uuid: BluetoothUUID(0x2902), handle: 12)]),
+        ]),
+        .init(service: GATT.Service(uuid: BluetoothUUID(0x180A), startHandle: 13, endHandle: 21), characteristics: [
+            GATT.Characteristic(uuid: BluetoothUUID(0x2A29), declarationHandle: 14, valueHandle: 15, properties: .read, endHandle: 15),
+            GATT.Characteristic(uuid: BluetoothUUID(0x2A24), declarationHandle: 16, valueHandle: 17, properties: .read, endHandle: 17),
+            GATT.Characteristic(uuid: BluetoothUUID(0x2A25), declarationHandle: 18, valueHandle: 19, properties: .read, endHandle: 19),
+            GATT.Characteristic(uuid: BluetoothUUID(0x2A26), declarationHandle: 20, valueHandle: 21, properties: .read, endHandle: 21),
+        ]),
+    ])
+
+    @Test func discoversTheWholeHeartRateMonitorDatabase() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        let result = world.perform(.discoverDatabase, on: handle)
+        guard case .database(let database) = result else {
+            Issue.record("expected a database, got \(String(describing: result))")
+            return
+        }
+        #expect(database == Self.expectedHRMDatabase)
+        #expect(world.host.database(of: handle) == database)
+        #expect(database.characteristic(BluetoothUUID(0x2A37))?.cccdHandle == HRM.heartRateCCCD)
+        // Cross-check against the simulator's own bookkeeping.
+        let peripheral = try #require(world.peripheral(HRM.address))
+        #expect(peripheral.valueHandle(of: BluetoothUUID(0x2A37)) == HRM.heartRateMeasurement)
+        #expect(peripheral.cccdHandle(of: BluetoothUUID(0x2A19)) == HRM.batteryCCCD)
+        world.expectHealthy()
+    }
+
+    @Test func discoversTheSameDatabaseAtTheDefaultMTU() throws {
+        // A host that offers only the default ATT_MTU of 23: more round trips, the same answer.
+        var world = SimulatedWorld(peripherals: [SimulatedDevices.heartRateMonitor()]) { $0.preferredMTU = 23 }
+        world.start()
+        let outcome1 = world.connect(HRM.address)
+        let handle = try #require(outcome1)
+        #expect(world.host.mtu(of: handle) == 23)
+        let requests = world.peripheral(HRM.address)?.attRequestsReceived ?? 0
+        let outcome2 = world.perform(.discoverDatabase, on: handle)
+        #expect(outcome2 == .database(Self.expectedHRMDatabase))
+        #expect((world.peripheral(HRM.address)?.attRequestsReceived ?? 0) - requests > 10)
+        world.expectHealthy()
+    }
+
+    @Test func discoversServicesByUUIDAndCharacteristicsAndDescriptors() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        let outcome3 = world.perform(.discoverPrimaryServices(BluetoothUUID(0x180F)), on: handle)
+        #expect(outcome3
+            == .services([GATT.Service(uuid: BluetoothUUID(0x180F), startHandle: 9, endHandle: 12)]))
+        let outcome4 = world.perform(.discoverPrimaryServices(nil), on: handle)
+        #expect(outcome4
+            == .services(Self.expectedHRMDatabase.services))
+        let outcome5 = world.perform(.discoverPrimaryServices(BluetoothUUID(0x1809)), on: handle)
+        #expect(outcome5 == .services([]))
+        let heartRate = Self.expectedHRMDatabase.entries[0]
+        let characteristics = heartRate.characteristics.map { var c = $0; c.descriptors = []; return c }
+        let outcome6 = world.perform(.discoverCharacteristics(heartRate.service), on: handle)
+        #expect(outcome6 == .characteristics(characteristics))
+        let outcome7 = world.perform(.discoverDescriptors(start: 4, end: 4), on: handle)
+        #expect(outcome7
+            == .descriptors([GATT.Descriptor(uuid: BluetoothUUID(0x2902), handle: 4)]))
+        // An empty range needs no request at all.
+        let outcome8 = world.perform(.discoverDescriptors(start: 7, end: 6), on: handle)
+        #expect(outcome8 == .descriptors([]))
+        world.expectHealthy()
+    }
+
+    /// A peripheral with one readable value of `length` bytes (0..255 repeating) at handle 3.
+    static func longValuePeripheral(length: Int, serverMTU: Int = 247) -> SimulatedPeripheral {
+        let value = (0..<length).map { UInt8(truncatingIfNeeded: $0) }
+        return SimulatedPeripheral(
+            address: HRM.address,
+            advertising: AdvertisingConfiguration(data: [0x02, 0x01, 0x06]),
+            services: [SimulatedService(0xFFF0, characteristics: [SimulatedCharacteristic(0xFFF1, properties: .read, value: .stored(value))])],
+            serverMTU: serverMTU)
+    }
+
+    /// (value length, server MTU, ATT requests the read needs: Read + Read Blobs, §4.8.1 and §4.8.3).
+    @Test(arguments: [
+        (10, 247, 1), (245, 247, 1), (246, 247, 2), (300, 247, 2), (492, 247, 3), (512, 247, 3),
+        (21, 23, 1), (22, 23, 2), (50, 23, 3),
+    ])
+    func longValuesAreReadWithReadBlob(length: Int, serverMTU: Int, requests: Int) throws {
+        var (world, handle) = SimulatedWorld.connected(to: [Self.longValuePeripheral(length: length, serverMTU: serverMTU)])
+        #expect(world.host.mtu(of: handle) == serverMTU)
+        let before = world.peripheral(HRM.address)?.attRequestsReceived ?? 0
+        let result = world.perform(.read(handle: 3), on: handle)
+        #expect(result == .value((0..<length).map { UInt8(truncatingIfNeeded: $0) }))
+        #expect((world.peripheral(HRM.address)?.attRequestsReceived ?? 0) - before == requests)
+        // The read requests on the wire: Read (0x0A) first, then Read Blob (0x0C) at growing offsets.
+        let reads = world.sentFrames.filter { $0.channel == L2CAP.ChannelID.att && [0x0A, 0x0C].contains($0.payload.first) }.map(\.payload)
+        #expect(reads.first == [0x0A, 0x03, 0x00])
+        for (i, blob) in reads.dropFirst().enumerated() {
+            let offset = (i + 1) * (serverMTU - 1)
+            #expect(blob == [0x0C, 0x03, 0x00, UInt8(truncatingIfNeeded: offset), UInt8(offset >> 8)])
+        }
+        world.expectHealthy()
+    }
+
+    @Test func readingAMissingHandleFailsWithTheServersError() {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        let outcome9 = world.perform(.read(handle: 0x0099), on: handle)
+        #expect(outcome9 == .failed(.attributeError(.invalidHandle, handle: 0x0099)))
+        // Heart Rate Measurement is notify-only: Read Not Permitted (Vol 3 Part F §3.4.1.1).
+        let outcome10 = world.perform(.read(handle: HRM.heartRateMeasurement), on: handle)
+        #expect(outcome10
+            == .failed(.attributeError(.readNotPermitted, handle: HRM.heartRateMeasurement)))
+        world.expectHealthy()
+    }
+}
