@@ -103,6 +103,9 @@ class HeartRateMonitor:
         self.sequence = 0
         self.energy_kj = 100
         self.battery = args.battery
+        # Serialises build -> send -> log, so the log order is the order on the air even when
+        # the first-on-subscribe send and the periodic one meet.
+        self.send_lock = asyncio.Lock()
         self.info = {
             "manufacturer": args.manufacturer,
             "model": "VHR-1",
@@ -273,6 +276,10 @@ class HeartRateMonitor:
         return value, record
 
     async def send_measurement(self, connection: Connection) -> None:
+        async with self.send_lock:
+            await self._send_measurement(connection)
+
+    async def _send_measurement(self, connection: Connection) -> None:
         if connection.handle not in self.device.connections or not self.subscribed(connection, self.hrm):
             return
         value, record = self.next_measurement()
