@@ -34,8 +34,16 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "Host", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks"], swiftSettings: strict),
         .target(name: "Readings", dependencies: ["Clocks"], swiftSettings: strict),
-        .target(name: "Transmitters", dependencies: ["Wire", "Bluetooth", "Readings", "Clocks"], swiftSettings: strict),
-        .target(name: "Simulator", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks"], swiftSettings: strict),
+        .target(
+            name: "Transmitters",
+            dependencies: [
+                "Wire", "Bluetooth", "Readings", "Clocks",
+                // AES-128-ECB for the Dexcom challenge, AES-CCM for encrypted BTHome.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
+        .target(name: "Simulator", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
         .target(
             name: "App",
             dependencies: ["Wire", "Bluetooth", "HCI", "Host", "Readings", "Transmitters", "Clocks", "Simulator"],
@@ -63,7 +71,7 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"], swiftSettings: strict),
         .testTarget(name: "TransmittersTests", dependencies: ["Transmitters", "Readings", "Wire", "Bluetooth", "Clocks"], swiftSettings: strict),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Transmitters", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "AppTests", dependencies: ["App", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "Clocks"], swiftSettings: strict),
         .testTarget(name: "InteropTests", dependencies: ["Platform", "HCI", "Wire"], swiftSettings: strict),

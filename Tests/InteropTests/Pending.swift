@@ -1,0 +1,2 @@
+// Replaced by the interop suite when it lands.
+import Testing
