@@ -24,6 +24,11 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
         case energyExpended(EnergyExpended)
         /// `trend` is nil when the transmitter sends none (as opposed to `.notComputable`).
         case glucose(GlucoseConcentration, trend: TrendDirection?)
+        /// A fingerstick from a blood glucose meter: also a calibration point for transmitters
+        /// that report raw values (Libre through a bridge, the G4 through xBridge).
+        case meterGlucose(GlucoseConcentration)
+        /// Relative humidity, for the insulin-fridge thermometers.
+        case humidity(Percent)
         case temperature(Temperature)
         case battery(Percent)
 
@@ -33,6 +38,8 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
             case .rrIntervals: .rrIntervals
             case .energyExpended: .energyExpended
             case .glucose: .glucose
+            case .meterGlucose: .meterGlucose
+            case .humidity: .humidity
             case .temperature: .temperature
             case .battery: .battery
             }
@@ -44,6 +51,8 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
             case let .rrIntervals(intervals): "RR \(intervals.map(\.description).joined(separator: ", "))"
             case let .energyExpended(energy): "\(energy)"
             case let .glucose(concentration, trend): "\(concentration) \(trend.map(\.description) ?? "no trend")"
+            case let .meterGlucose(concentration): "meter \(concentration)"
+            case let .humidity(level): "humidity \(level)"
             case let .temperature(temperature): "\(temperature)"
             case let .battery(level): "battery \(level)"
             }
@@ -56,6 +65,8 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
         case rrIntervals = "rr-intervals"
         case energyExpended = "energy-expended"
         case glucose
+        case meterGlucose = "meter-glucose"
+        case humidity
         case temperature
         case battery
     }

@@ -69,6 +69,12 @@ extension ApplianceEvent {
                 kind = kind ?? "glucose"
                 fields.append(("mgdl", .double(concentration.milligramsPerDeciliter)))
                 if let trend { fields.append(("trend", .string("\(trend)"))) }
+            case .meterGlucose(let concentration):
+                kind = kind ?? "meter-glucose"
+                fields.append(("mgdl", .double(concentration.milligramsPerDeciliter)))
+            case .humidity(let h):
+                kind = kind ?? "humidity"
+                fields.append(("humidity", .int(Int64(h.value))))
             case .temperature(let t):
                 kind = kind ?? "temperature"
                 fields.append(("celsius", .double(t.degreesCelsius)))

@@ -1,3 +1,5 @@
+import Readings
+import Clocks
 import Bluetooth
 
 /// What the host tells a driver after `start`: values and completions for the actions it asked
@@ -17,6 +19,9 @@ public enum DriverInput: Hashable, Sendable {
     /// Pairing or encryption failed; the string is for the log.
     case pairingFailed(reason: String)
     case disconnected(reason: String)
+    /// A reference glucose (a fingerstick from a meter) for drivers that calibrate raw values;
+    /// `takenAt` is when the blood was measured. Drivers that do not calibrate ignore it.
+    case calibration(GlucoseConcentration, takenAt: MonotonicInstant)
 }
 
 /// How a characteristic value reached the host (Core v5.4 Vol 3 Part G §4.8, §4.10, §4.11).

@@ -140,6 +140,8 @@ public struct HeartRateDriver: TransmitterDriver {
             return actions
         case .disconnected:
             return []  // handled above
+        case .calibration:
+            return []  // heart rate has nothing to calibrate
         }
     }
 
