@@ -22,9 +22,12 @@ struct ScanCommand: ParsableCommand {
 
     func run() throws {
         let logger = Logger(minimum: Logger.level(named: controller.logLevel)!)
-        var session = ScanSession(active: !passive, json: json)
+        var session = ScanSession(active: !passive, json: json, live: !json && Terminal.isTerminal(fd: 1))
         let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: false)
-        if !json { print(session.table.table()) }
+        if !json {
+            if session.live { print("\u{1B}[H\u{1B}[2J", terminator: "") }
+            print(session.table.table())
+        }
         if code != 0 { throw ExitCode(code) }
     }
 }
@@ -33,13 +36,17 @@ struct ScanCommand: ParsableCommand {
 struct ScanSession: HostSession {
     let active: Bool
     let json: Bool
+    /// Redraw the table once a second (stdout is a terminal).
+    let live: Bool
     var table = ScanTable()
     var exitCode: Int32 = 0
     var isFinished: Bool { false }
-    var nextDeadline: MonotonicInstant? { nil }
+    var nextRedraw: MonotonicInstant?
+    var nextDeadline: MonotonicInstant? { live ? nextRedraw : nil }
 
     mutating func controllerReady(host: inout Host, at now: MonotonicInstant) {
         host.startScanning(active: active, at: now)
+        nextRedraw = now + .seconds(1)
     }
 
     mutating func handle(_ event: Host.Event, host: inout Host, at now: MonotonicInstant) {
@@ -57,5 +64,10 @@ struct ScanSession: HostSession {
         }
     }
 
-    mutating func handleDeadline(host: inout Host, at now: MonotonicInstant) {}
+    mutating func handleDeadline(host: inout Host, at now: MonotonicInstant) {
+        guard live, let due = nextRedraw, now >= due else { return }
+        nextRedraw = now + .seconds(1)
+        print("\u{1B}[H\u{1B}[2J" + table.table() + "\n\(table.rows.count) device(s); Ctrl-C to stop")
+        StandardOutput.flush()
+    }
 }
