@@ -1,2 +1,0 @@
-// Replaced by the interop suite when it lands.
-import Testing
