@@ -197,6 +197,9 @@ class Rig:
                 hci.HCI_Disconnect_Command(connection_handle=connection.handle, reason=0x13))
 
     def install_lifecycle(self) -> None:
+        # A parent may hand us a mask with SIGTERM blocked (Swift worker threads block most
+        # signals and Foundation's Process passes the mask on): unblock, or SIGTERM never lands.
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, self.stopping.set)
