@@ -21,7 +21,7 @@ extension Interop {
 
             try run.expectCleanExit()
             let connected = try #require(run.events(named: "connected").first, "no connected event\n\(run.diagnostics)")
-            #expect(connected.string("device") == run.address)
+            #expect(connected.string("address") == run.address)
             try Self.expectReadingsMatch(run)
             try Self.expectBatteryMatches(run)
         }
@@ -34,7 +34,7 @@ extension Interop {
 
             try run.expectCleanExit()
             let paired = try #require(run.events(named: "paired").first, "no paired event\n\(run.diagnostics)")
-            #expect(paired.string("device") == run.address)
+            #expect(paired.string("address") == run.address)
             #expect(paired.bool("secureConnections") == true)
             let encrypted = try #require(run.events(named: "encrypted").first, "no encrypted event\n\(run.diagnostics)")
             #expect(encrypted.bool("bonded") == true)
@@ -86,7 +86,7 @@ extension Interop {
                     "rig sent \(sent.count), vigil reported \(readings.count)", sourceLocation: sourceLocation)
             for (index, (reading, expected)) in zip(readings, sent).enumerated() {
                 let context = Comment(rawValue: "reading \(index): \(reading) vs sent \(expected)")
-                #expect(reading.string("device") == run.address, context, sourceLocation: sourceLocation)
+                #expect(reading.string("address") == run.address, context, sourceLocation: sourceLocation)
                 #expect(reading.int("bpm") == expected.int("bpm"), context, sourceLocation: sourceLocation)
                 #expect(reading.string("contact") == expected.string("contact"), context, sourceLocation: sourceLocation)
                 #expect(reading.has("energyExpended") == expected.has("energyExpended"), context,
@@ -109,7 +109,7 @@ extension Interop {
             #expect(!battery.isEmpty, "no battery event\n\(run.diagnostics)", sourceLocation: sourceLocation)
             let served = Set([87] + run.rigRecords.filter { $0.string("sent") == "battery" }.compactMap { $0.int("percent") })
             for event in battery {
-                #expect(event.string("device") == run.address, sourceLocation: sourceLocation)
+                #expect(event.string("address") == run.address, sourceLocation: sourceLocation)
                 #expect(event.int("percent").map(served.contains) == true,
                         "battery \(event) not among \(served.sorted())", sourceLocation: sourceLocation)
             }
