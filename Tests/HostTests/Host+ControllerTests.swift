@@ -114,6 +114,19 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func aControllerThatGrantsNoCreditsFailsInsteadOfStallingSilently() {
+        // Num_HCI_Command_Packets = 0 in every answer: the host may send nothing more until the
+        // controller grants a credit (§4.4), which this one never does.
+        var configuration = SimulatedController.Configuration()
+        configuration.commandCredits = 0
+        var world = SimulatedWorld(controller: configuration)
+        world.start()
+        #expect(world.sentCommands.map(\.opcode) == [HCI.Reset.opcode])
+        #expect(world.controllerFailed != nil)
+        #expect(world.now == .zero + .seconds(3))
+        world.expectHealthy()
+    }
+
     @Test func anUnansweredOptionalCommandIsOnlyLogged() throws {
         var configuration = SimulatedController.Configuration()
         // Two credits, so the swallowed command does not leave the simulator's count at zero.
