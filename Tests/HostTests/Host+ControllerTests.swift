@@ -43,6 +43,28 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func theEventMasksUnmaskEveryEventTheHostHandles() throws {
+        var world = SimulatedWorld()
+        world.start()
+        let mask = try #require(world.sentCommands(HCI.SetEventMask.self).last).mask
+        // Set Event Mask bits (§7.3.1): bit n is event code n + 1.
+        for (bit, event) in [(4, "Disconnection Complete"), (7, "Encryption Change"), (15, "Hardware Error"),
+                             (47, "Encryption Key Refresh Complete"), (61, "LE Meta")] {
+            #expect(mask & (1 << UInt64(bit)) != 0, "\(event)")
+        }
+        let le = try #require(world.sentCommands(HCI.LESetEventMask.self).last).mask
+        // LE Set Event Mask bits (§7.8.1): bit n is subevent n + 1.
+        for (bit, event) in [(0, "Connection Complete"), (1, "Advertising Report"), (2, "Connection Update Complete"),
+                             (4, "Long Term Key Request"), (12, "Extended Advertising Report")] {
+            #expect(le & (1 << UInt64(bit)) != 0, "\(event)")
+        }
+        // And the simulated controller took them.
+        #expect(world.controller.eventMask == mask)
+        #expect(world.controller.leEventMask == le)
+        // LE Supported (Host) = 1, Simultaneous LE Host = 0 (§7.3.79).
+        #expect(world.sentCommands.first { $0.opcode == HCI.WriteLEHostSupport.opcode }?.parameters == [0x01, 0x00])
+    }
+
     @Test func leBufferSizeZeroFallsBackToReadBufferSize() {
         var configuration = SimulatedController.Configuration()
         configuration.leACLDataPacketLength = 0

@@ -172,6 +172,90 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func aBondWithTheWrongKeyEndsInAMICFailureReportedAsRejected() throws {
+        var (world, handle, bond) = Self.paired(secureConnections: true)
+        var b = try #require(bond)
+        world.disconnect(handle)
+        // Our stored LTK no longer matches the peer's: encryption starts with different session
+        // keys, the first encrypted PDU fails its MIC and the link drops with 0x3D (Vol 6 Part B §5.1.3.1).
+        b.longTermKey[0] ^= 0xFF
+        world.host.bonds.insert(b, created: WallClockTime(secondsSinceEpoch: 0))
+        let reconnected = world.connect(HRM.address)
+        let again = try #require(reconnected)
+        world.secure(again)
+        world.run(until: { $0.disconnection(again) != nil }, within: .seconds(5))
+        #expect(world.disconnection(again) == .terminatedMICFailure)
+        #expect(world.events.contains { if case .encryptionFailed(again, _, true) = $0 { true } else { false } })
+        world.expectHealthy()
+    }
+
+    @Test func aPeripheralWithoutPairingSupportFailsThePairing() throws {
+        // No security manager: the simulated peer answers Pairing Failed 0x05 "Pairing Not Supported".
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        world.secure(handle)
+        world.run(until: { $0.pairingFailure(handle) != nil }, within: .seconds(5))
+        let reason = try #require(world.pairingFailure(handle))
+        #expect(reason.lowercased().contains("not supported"))
+        #expect(!world.host.isEncrypted(handle))
+        #expect(world.host.bonds.bond(for: HRM.address) == nil)
+        #expect(world.logged("pairing failed", atLeast: .warning))
+        world.expectHealthy()
+    }
+
+    /// A peripheral security manager that never says anything.
+    struct SilentSecurity: PeripheralSecurity {
+        mutating func receive(_ pdu: [UInt8], at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+        mutating func longTermKey(ediv: UInt16, rand: UInt64) -> [UInt8]? { nil }
+        mutating func encryptionChanged(enabled: Bool, at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+        mutating func requestSecurity(at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+        var nextDeadline: MonotonicInstant? { nil }
+        mutating func handleDeadline(at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+    }
+
+    @Test func aSilentPeerEndsPairingAtTheSMPTimeout() throws {
+        let silent = SimulatedDevices.heartRateMonitor(securityFactory: { _, _ in SilentSecurity() })
+        var (world, handle) = SimulatedWorld.connected(to: [silent])
+        let asked = world.now
+        world.secure(handle)
+        world.run(until: { $0.pairingFailure(handle) != nil }, within: .seconds(60))
+        #expect(world.pairingFailure(handle) != nil)
+        // The Security Manager Timer (Vol 3 Part H §3.4): 30 s.
+        #expect(world.now == asked + .seconds(30))
+        // After an SMP timeout no further SMP PDU may be sent on this link (§3.4): asking
+        // again fails at once.
+        let sentBefore = world.sentSMP(on: handle).count
+        world.secure(handle)
+        world.advance(by: .seconds(1))
+        #expect(world.sentSMP(on: handle).count == sentBefore)
+        #expect(world.events.filter { if case .pairingFailed(handle, _) = $0 { true } else { false } }.count == 2)
+        // GATT still works on the link.
+        let outcome = world.perform(.read(handle: HRM.bodySensorLocation), on: handle)
+        #expect(outcome == .value([0x01]))
+        world.expectHealthy()
+    }
+
+    @Test func losingTheLinkMidPairingReportsThePairingFailed() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [Self.monitor(secureConnections: true)])
+        world.host.secure(handle: handle, at: world.now)
+        // Let the Pairing Request and Response cross, then cut the link.
+        for _ in 0..<2 { world.exchange() }
+        #expect(!world.sentSMP(on: handle).isEmpty)
+        #expect(world.pairedBond(handle) == nil)
+        let now = world.now
+        world.controller.dropConnection(handle: handle, reason: .connectionTimeout, at: now)
+        world.pump()
+        #expect(world.pairingFailure(handle) == "disconnected during pairing")
+        #expect(world.disconnection(handle) == .connectionTimeout)
+        #expect(world.host.bonds.bond(for: HRM.address) == nil)
+        // No SMP timer fires later for the dead link.
+        world.advance(by: .seconds(40))
+        #expect(world.events.filter { if case .pairingFailed = $0 { true } else { false } }.count == 1)
+        // The host had already queued its next SMP PDU when the link dropped under it, before it
+        // could hear of the drop: the controller discards that (the one violation allowed here).
+        #expect(world.controller.violations.allSatisfy { $0 == .aclForUnknownHandle(handle) })
+        #expect(!world.hung)
+    }
+
     /// SMP payloads a broken or hostile peer might send (Vol 3 Part H §3.3 format).
     static let garbageSMP: [(name: String, pdu: [UInt8])] = [
         ("empty", []),
