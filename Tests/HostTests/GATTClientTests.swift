@@ -219,3 +219,34 @@ import Testing
         world.expectHealthy()
     }
 }
+
+/// A server that breaks ATT_MTU (Vol 3 Part F §3.2.8: no PDU may be longer).
+@Suite struct GATTClientOversizeTests {
+    @Test func anOversizeResponseFailsItsTransactionInsteadOfPassingAsAValue() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        world.controller.radio[HRM.address.address]?.hostileATT.sendsOversizeValues = true
+        let id = world.gatt(.read(handle: HRM.bodySensorLocation), on: handle)
+        guard case .failed(.malformedResponse(let why)) = world.result(of: id) else {
+            Issue.record("expected a malformed-response failure, got \(String(describing: world.result(of: id)))")
+            return
+        }
+        #expect(why.contains("exceeds ATT_MTU 247"))
+        #expect(world.logged("exceeds ATT_MTU", atLeast: .notice))
+        // The bearer is still in step: with honest values again, reads work.
+        world.controller.radio[HRM.address.address]?.hostileATT.sendsOversizeValues = false
+        let outcome = world.perform(.read(handle: HRM.bodySensorLocation), on: handle)
+        #expect(outcome == .value([0x01]))
+        world.expectHealthy()
+    }
+
+    @Test func oversizeNotificationsAreDroppedAndLogged() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        let subscribed = world.perform(.write(handle: HRM.heartRateCCCD, value: [0x01, 0x00]), on: handle)
+        #expect(subscribed == .written)
+        world.controller.radio[HRM.address.address]?.hostileATT.sendsOversizeValues = true
+        world.advance(by: .milliseconds(2500))
+        #expect(world.notifications(on: handle).isEmpty)
+        #expect(world.logs.filter { $0.message.contains("exceeds ATT_MTU") }.count == 2)
+        world.expectHealthy()
+    }
+}
