@@ -109,6 +109,36 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func aPeerThatNeverAnswersEvenTheMTUExchangeIsDropped() throws {
+        var silent = SimulatedDevices.heartRateMonitor()
+        silent.hostileATT.ignoresRequests = true
+        var world = SimulatedWorld(peripherals: [silent])
+        world.start()
+        world.host.connect(HRM.address, at: world.now)
+        world.run(until: { $0.host.handle(for: HRM.address) != nil }, within: .seconds(1))
+        let handle = try #require(world.host.handle(for: HRM.address))
+        let queued = world.gatt(.discoverDatabase, on: handle)
+        world.run(until: { $0.disconnection(handle) != nil }, within: .seconds(60))
+        // The MTU exchange (sent on connection) times out at 30 s; the queued discovery cannot run.
+        #expect(world.now == .zero + .seconds(30))
+        #expect(world.result(of: queued) == .failed(.bearerClosed))
+        #expect(world.disconnection(handle) == .localHostTerminated)
+        #expect(!world.events.contains { if case .mtuExchanged = $0 { true } else { false } })
+        world.expectHealthy()
+    }
+
+    @Test func aWriteLongerThanTheMTUAllowsIsRefusedBeforeSending() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        let framesBefore = world.sentFrames.count
+        let refused = world.perform(.write(handle: HRM.controlPoint, value: [UInt8](repeating: 1, count: 245)), on: handle)
+        #expect(refused == .failed(.valueTooLong(245)))
+        #expect(world.sentFrames.count == framesBefore)
+        // 244 = ATT_MTU − 3 still goes (§3.4.5.1); the HRS control point then refuses its content.
+        let sent = world.perform(.write(handle: HRM.controlPoint, value: [UInt8](repeating: 1, count: 244)), on: handle)
+        #expect(sent == .failed(.attributeError(ATT.ErrorCode(0x80), handle: HRM.controlPoint)))
+        world.expectHealthy()
+    }
+
     @Test func aTimedOutBearerAnswersLaterRequestsWithBearerClosed() {
         // The closed bearer itself (before the link is gone): the client refuses new work.
         var client = GATTClient(preferredMTU: 247)

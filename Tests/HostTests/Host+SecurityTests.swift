@@ -156,6 +156,33 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func databaseOutOfSyncDropsTheCachedDatabase() throws {
+        // A bonded peer whose database changed: its writes answer 0x12 Database Out Of Sync
+        // (Vol 3 Part F §3.4.1.1), so the cache must not be trusted on the next connection.
+        let changed = SimulatedPeripheral(
+            address: HRM.address, advertising: AdvertisingConfiguration(data: [0x02, 0x01, 0x06]),
+            services: [SimulatedService(0xFFF0, characteristics: [
+                SimulatedCharacteristic(0xFFF1, properties: .write, writeHandler: { _ in 0x12 }),
+            ])],
+            securityFactory: SMPPeripheralSecurity.factory())
+        var (world, handle) = SimulatedWorld.connected(to: [changed])
+        world.secure(handle)
+        world.run(until: { $0.pairedBond(handle) != nil }, within: .seconds(40))
+        let database = world.perform(.discoverDatabase, on: handle)
+        guard case .database = database else { Issue.record("no database: \(String(describing: database))"); return }
+        let refused = world.perform(.write(handle: 0x0003, value: [0x01]), on: handle)
+        #expect(refused == .failed(.attributeError(.databaseOutOfSync, handle: 0x0003)))
+        world.disconnect(handle)
+        let reconnected = world.connect(HRM.address)
+        let again = try #require(reconnected)
+        let requests = world.peripheral(HRM.address)?.attRequestsReceived ?? 0
+        let rediscovered = world.perform(.discoverDatabase, on: again)
+        #expect(rediscovered == database)
+        #expect((world.peripheral(HRM.address)?.attRequestsReceived ?? 0) > requests)
+        #expect(!world.logged("from the bond cache"))
+        world.expectHealthy()
+    }
+
     @Test func aPeripheralSecurityRequestWithABondReEncrypts() throws {
         var (world, handle, _) = Self.paired(secureConnections: true)
         world.disconnect(handle)
