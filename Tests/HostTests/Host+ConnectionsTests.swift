@@ -79,6 +79,47 @@ import Testing
         #expect(world.controllerFailed != nil)
     }
 
+    @Test func aConnectionThatCompletesAsTheCancelGoesOutIsKept() throws {
+        // The advertiser's next event (100 ms) and our connect deadline (1 ms + 99 ms) coincide:
+        // LE Connection Complete and our LE Create Connection Cancel cross (§7.8.13: the cancel
+        // then answers Command Disallowed).
+        var world = SimulatedWorld(peripherals: [SimulatedDevices.heartRateMonitor()]) { $0.connectTimeout = .milliseconds(99) }
+        world.start()
+        world.advance(by: .milliseconds(1))
+        world.host.connect(HRM.address, at: world.now)
+        world.pump()
+        world.advance(by: .milliseconds(99))
+        #expect(world.sentCommands.last?.opcode == HCI.LECreateConnectionCancel.opcode)
+        let handle = try #require(world.connectedHandle(HRM.address))
+        #expect(world.connectionFailure(HRM.address) == nil)
+        #expect(!world.host.isConnecting)
+        // No stale cancel deadline fires later, and the link works.
+        world.advance(by: .seconds(5))
+        #expect(world.connectionFailure(HRM.address) == nil)
+        #expect(world.host.handle(for: HRM.address) == handle)
+        let outcome = world.perform(.read(handle: HRM.bodySensorLocation), on: handle)
+        #expect(outcome == .value([0x01]))
+        world.expectHealthy()
+    }
+
+    @Test func aConnectionTheControllerRefusesFailsAndTheQueueMovesOn() throws {
+        var configuration = SimulatedController.Configuration()
+        configuration.maximumConnections = 1
+        let peers = (1...3).map { HRM.address(UInt64($0)) }
+        var world = SimulatedWorld(controller: configuration, peripherals: peers.map { SimulatedDevices.heartRateMonitor(address: $0) })
+        world.start()
+        for peer in peers { world.host.connect(peer, at: world.now) }
+        world.pump()
+        world.run(until: { w in peers.allSatisfy { w.host.handle(for: $0) != nil || w.connectionFailure($0) != nil } }, within: .seconds(5))
+        #expect(world.host.handle(for: peers[0]) == 0x0040)
+        // Command Status "Connection Limit Exceeded" (0x09) for the others, each reported.
+        for peer in peers.dropFirst() {
+            #expect(world.connectionFailure(peer)?.contains("refused LE Create Connection") == true)
+        }
+        #expect(!world.host.isConnecting)
+        world.expectHealthy()
+    }
+
     @Test func connectionsQueueAndSeveralStayOpenAtOnce() throws {
         let peers = (1...3).map { HRM.address(UInt64($0)) }
         var world = SimulatedWorld(peripherals: peers.map { SimulatedDevices.heartRateMonitor(address: $0) })

@@ -119,6 +119,21 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func pairingAgainOnAnEncryptedLinkRefreshesTheKey() throws {
+        var (world, handle, bond) = Self.paired(secureConnections: true)
+        let first = try #require(bond)
+        world.host.pair(handle: handle, at: world.now)
+        world.pump()
+        world.run(until: { w in w.events.filter { if case .paired(handle, _) = $0 { true } else { false } }.count == 2 }, within: .seconds(40))
+        let bonds = world.events.compactMap { if case let .paired(h, b) = $0, h == handle { b } else { nil } }
+        #expect(bonds.count == 2)
+        #expect(bonds.last?.longTermKey != first.longTermKey)
+        // Starting encryption on an encrypted link is a key refresh (§7.7.39), still encrypted.
+        #expect(world.host.isEncrypted(handle))
+        #expect(world.host.bonds.bond(for: HRM.address)?.longTermKey == bonds.last?.longTermKey)
+        world.expectHealthy()
+    }
+
     @Test func anEncryptedCharacteristicAnswersInsufficientAuthenticationUntilSecured() throws {
         var (world, handle) = SimulatedWorld.connected(to: [Self.monitor(secureConnections: true, requiresEncryption: true)])
         let refused = world.perform(.write(handle: HRM.heartRateCCCD, value: [0x01, 0x00]), on: handle)
