@@ -215,15 +215,22 @@ import Testing
     @Test(arguments: malformedPackets.indices)
     func malformedHCIPacketsAreLoggedAndTheLinkCarriesOn(index: Int) {
         let (name, bytes, log) = Self.malformedPackets[index]
-        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        var (world, first) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor(address: HRM.address(1)),
+                                                            SimulatedDevices.heartRateMonitor(address: HRM.address(2))])
+        let connected = world.connect(HRM.address(2))
+        let second = connected ?? 0xFFFF
         let before = world.events.count
         world.controller.injectTowardHost(bytes)
         world.pump()
         let newLogs = world.events[before...].compactMap { if case let .log(level, m) = $0 { (level, m) } else { nil } }
         #expect(newLogs.contains { $0.0 >= .warning && $0.1.contains(log) }, "\(name): \(newLogs)")
         #expect(world.controllerFailed == nil, "\(name)")
-        let outcome3 = world.perform(.read(handle: HRM.modelNumber), on: handle)
-        #expect(outcome3 == .value(Array("HRM-1".utf8)), "\(name)")
+        // Both links carry on.
+        for handle in [first, second] {
+            let outcome = world.perform(.read(handle: HRM.modelNumber), on: handle)
+            #expect(outcome == .value(Array("HRM-1".utf8)), "\(name)")
+        }
+        #expect(world.events[before...].allSatisfy { if case .disconnected = $0 { false } else { true } }, "\(name)")
         world.expectHealthy()
     }
 }

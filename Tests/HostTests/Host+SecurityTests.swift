@@ -310,13 +310,19 @@ import Testing
     @Test(arguments: garbageSMP.indices)
     func garbageSMPIsLoggedAndTheLinkCarriesOn(index: Int) throws {
         let (name, pdu) = Self.garbageSMP[index]
-        var (world, handle) = SimulatedWorld.connected(to: [Self.monitor(secureConnections: true)])
+        var (world, handle) = SimulatedWorld.connected(to: [Self.monitor(secureConnections: true),
+                                                             SimulatedDevices.heartRateMonitor(address: HRM.address(2))])
+        let connected = world.connect(HRM.address(2))
+        let other = try #require(connected)
         let before = world.events.count
         world.controller.radio[HRM.address.address]?.sendRaw(cid: L2CAP.ChannelID.securityManager, payload: pdu)
         world.pump()
         world.advance(by: .seconds(1))
         let logs = world.events[before...].compactMap { if case let .log(level, m) = $0 { (level, m) } else { nil } }
-        #expect(logs.contains { $0.0 >= .notice }, "\(name): \(logs)")
+        #expect(logs.contains { $0.0 >= .notice && $0.1.contains("refused SMP PDU") }, "\(name): \(logs)")
+        #expect(world.sentSMP(on: other).isEmpty, "\(name)")
+        let untouched = world.perform(.read(handle: HRM.modelNumber), on: other)
+        #expect(untouched == .value(Array("HRM-1".utf8)), "\(name)")
         // Answered with Pairing Failed (code 0x05), as Vol 3 Part H §3.5.5 asks.
         #expect(world.sentSMP(on: handle).last?.first == 0x05, "\(name)")
         #expect(world.host.connectedPeers[handle] == HRM.address, "\(name)")
