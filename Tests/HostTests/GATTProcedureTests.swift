@@ -125,4 +125,80 @@ import Testing
             == .failed(.attributeError(.readNotPermitted, handle: HRM.heartRateMeasurement)))
         world.expectHealthy()
     }
+
+    /// A connected world whose peripheral swallows requests, so a test can script each answer.
+    static func scripted() -> (SimulatedWorld, UInt16) {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        world.controller.radio[HRM.address.address]?.hostileATT.ignoresRequests = true
+        return (world, handle)
+    }
+
+    static func reply(_ world: inout SimulatedWorld, _ pdu: [UInt8]) {
+        world.controller.radio[HRM.address.address]?.sendRaw(cid: L2CAP.ChannelID.att, payload: pdu)
+        world.pump()
+    }
+
+    /// The ATT requests the host has sent, latest last.
+    static func requests(_ world: SimulatedWorld) -> [[UInt8]] {
+        world.sentFrames.filter { $0.channel == L2CAP.ChannelID.att }.map(\.payload)
+    }
+
+    @Test func aServerThatRepeatsItselfEndsDiscoveryInsteadOfLooping() throws {
+        var (world, handle) = Self.scripted()
+        let id = world.gatt(.discoverPrimaryServices(nil), on: handle)
+        // Read By Group Type Response (§3.4.4.10): 0x180D at 1–8.
+        Self.reply(&world, [0x11, 0x06, 0x01, 0x00, 0x08, 0x00, 0x0D, 0x18])
+        #expect(Self.requests(world).last == [0x10, 0x09, 0x00, 0xFF, 0xFF, 0x00, 0x28])
+        // The same group again: it goes backwards from handle 9, so discovery must stop.
+        Self.reply(&world, [0x11, 0x06, 0x01, 0x00, 0x08, 0x00, 0x0D, 0x18])
+        guard case .failed(.malformedResponse) = world.result(of: id) else {
+            Issue.record("expected malformedResponse, got \(String(describing: world.result(of: id)))")
+            return
+        }
+        world.expectHealthy()
+    }
+
+    @Test func aServiceEndingAtTheLastHandleEndsDiscovery() throws {
+        var (world, handle) = Self.scripted()
+        let id = world.gatt(.discoverPrimaryServices(nil), on: handle)
+        Self.reply(&world, [0x11, 0x06, 0x01, 0x00, 0xFF, 0xFF, 0x0D, 0x18])
+        #expect(world.result(of: id) == .services([GATT.Service(uuid: BluetoothUUID(0x180D), startHandle: 1, endHandle: 0xFFFF)]))
+        world.expectHealthy()
+    }
+
+    @Test func aCharacteristicWhoseValueHandleIsNotAfterItsDeclarationIsMalformed() throws {
+        var (world, handle) = Self.scripted()
+        let service = GATT.Service(uuid: BluetoothUUID(0x180D), startHandle: 1, endHandle: 8)
+        let id = world.gatt(.discoverCharacteristics(service), on: handle)
+        // Read By Type Response: declaration at 2 claiming value handle 2 (§3.3.1: it must follow).
+        Self.reply(&world, [0x09, 0x07, 0x02, 0x00, 0x10, 0x02, 0x00, 0x37, 0x2A])
+        guard case .failed(.malformedResponse) = world.result(of: id) else {
+            Issue.record("expected malformedResponse, got \(String(describing: world.result(of: id)))")
+            return
+        }
+        world.expectHealthy()
+    }
+
+    @Test func aLongReadEndsOnAttributeNotLong() throws {
+        var (world, handle) = Self.scripted()
+        let id = world.gatt(.read(handle: 0x0003), on: handle)
+        // A Read Response that fills ATT_MTU − 1 = 246 bytes: there may be more (§4.8.3).
+        let chunk = [UInt8](repeating: 0x5A, count: 246)
+        Self.reply(&world, [0x0B] + chunk)
+        #expect(Self.requests(world).last == [0x0C, 0x03, 0x00, 0xF6, 0x00])
+        // Error Response to Read Blob: Attribute Not Long (0x0B) — the value was exactly that long.
+        Self.reply(&world, [0x01, 0x0C, 0x03, 0x00, 0x0B])
+        #expect(world.result(of: id) == .value(chunk))
+        world.expectHealthy()
+    }
+
+    @Test func anErrorPartWayThroughALongReadFailsTheRead() throws {
+        var (world, handle) = Self.scripted()
+        let id = world.gatt(.read(handle: 0x0003), on: handle)
+        Self.reply(&world, [0x0B] + [UInt8](repeating: 0x5A, count: 246))
+        // Insufficient Authentication on the blob: the partial value must not pass as the whole.
+        Self.reply(&world, [0x01, 0x0C, 0x03, 0x00, 0x05])
+        #expect(world.result(of: id) == .failed(.attributeError(.insufficientAuthentication, handle: 3)))
+        world.expectHealthy()
+    }
 }
