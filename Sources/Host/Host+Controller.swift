@@ -165,7 +165,12 @@ extension Host {
         case .disconnect(let handle):
             if !status.isSuccess {
                 log(.warning, "Disconnect 0x\(String(handle, radix: 16)) failed: \(status)")
-                if status == .unknownConnectionIdentifier { dropConnection(handle, reason: .localHostTerminated, note: "controller no longer knew the connection") }
+                if status == .unknownConnectionIdentifier {
+                    dropConnection(handle, reason: .localHostTerminated, note: "controller no longer knew the connection")
+                } else {
+                    // Refused: the link stays up, so it must carry data again and may be disconnected later.
+                    connections[handle]?.disconnecting = false
+                }
             }
         case .connectionUpdate(let handle):
             if !status.isSuccess { log(.notice, "0x\(String(handle, radix: 16)): connection update refused: \(status)") }
