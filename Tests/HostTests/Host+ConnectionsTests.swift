@@ -193,6 +193,26 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func aRefusedDisconnectLeavesTheLinkUsable() throws {
+        var configuration = SimulatedController.Configuration()
+        configuration.commandCredits = 2  // the swallowed Disconnect must not strand the simulator's count
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()], controller: configuration)
+        world.controller.unansweredOpcodes = [HCI.Disconnect.opcode]
+        world.disconnect(handle)
+        // Command Status (§7.7.15): status 0x0C Command Disallowed, 1 credit, opcode 0x0406.
+        world.controller.injectTowardHost([0x04, 0x0F, 0x04, 0x0C, 0x01, 0x06, 0x04])
+        world.pump()
+        #expect(world.logged("Disconnect 0x40 failed", atLeast: .warning))
+        #expect(world.disconnection(handle) == nil)
+        // The link is still up, so it must still carry ATT, and a later disconnect must go out.
+        world.controller.unansweredOpcodes = []
+        let outcome = world.perform(.read(handle: HRM.bodySensorLocation), on: handle)
+        #expect(outcome == .value([0x01]))
+        world.disconnect(handle)
+        #expect(world.disconnection(handle) == .localHostTerminated)
+        world.expectHealthy()
+    }
+
     @Test func theHostReconnectsToAPeerAfterALoss() throws {
         var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
         let now = world.now
