@@ -198,6 +198,28 @@ import Testing
         world.expectHealthy()
     }
 
+    static let identity = SMP.LocalIdentity(irk: (0..<16).map { UInt8(0xA0 + $0) },
+                                            address: DeviceAddress(Address(value: 0x00_1B_DC_00_00_01), type: .public))
+
+    @Test func aPeerThatDistributesItsIdentityIsBondedUnderItAndCanBeForgotten() throws {
+        let monitor = SimulatedDevices.heartRateMonitor(
+            securityFactory: SMPPeripheralSecurity.factory(configuration: SMP.Configuration(identity: Self.identity)))
+        var (world, handle) = SimulatedWorld.connected(to: [monitor])
+        world.secure(handle)
+        world.run(until: { $0.pairedBond(handle) != nil }, within: .seconds(40))
+        let bond = try #require(world.pairedBond(handle))
+        // Identity Information and Identity Address Information (Vol 3 Part H §3.6.4–3.6.5).
+        #expect(bond.identityAddress == Self.identity.address)
+        #expect(bond.identityResolvingKey == Self.identity.irk)
+        #expect(bond.peer == HRM.address)
+        #expect(world.host.bonds.bond(for: HRM.address) == world.host.bonds.bond(for: Self.identity.address))
+        // The owner forgets the peer by the address it knows it by.
+        world.host.forgetBond(HRM.address)
+        #expect(world.host.bonds.bond(for: HRM.address) == nil)
+        #expect(world.host.bonds.all.isEmpty)
+        world.expectHealthy()
+    }
+
     @Test func aPeripheralSecurityRequestWithABondReEncrypts() throws {
         var (world, handle, _) = Self.paired(secureConnections: true)
         world.disconnect(handle)
