@@ -220,6 +220,19 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func aPeripheralSecurityRequestWithoutABondStartsPairing() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [Self.monitor(secureConnections: true)])
+        let now = world.now
+        world.controller.radio[HRM.address.address]?.requestSecurity(at: now)
+        world.pump()
+        world.run(until: { $0.pairedBond(handle) != nil || $0.pairingFailure(handle) != nil }, within: .seconds(40))
+        // Vol 3 Part H §2.4.6: the central answers a Security Request by pairing (or encrypting).
+        #expect(world.pairedBond(handle) != nil)
+        #expect(world.sentSMP(on: handle).first?.first == 0x01)
+        #expect(world.host.isEncrypted(handle))
+        world.expectHealthy()
+    }
+
     @Test func aPeripheralSecurityRequestWithABondReEncrypts() throws {
         var (world, handle, _) = Self.paired(secureConnections: true)
         world.disconnect(handle)
