@@ -65,6 +65,17 @@ import Testing
         #expect(world.sentCommands.first { $0.opcode == HCI.WriteLEHostSupport.opcode }?.parameters == [0x01, 0x00])
     }
 
+    @Test func theRemoteConnectionParameterRequestEventStaysMasked() throws {
+        // The host has no reply for LE Remote Connection Parameter Request (§7.7.65.6 wants
+        // HCI_LE_Remote_Connection_Parameter_Request_Reply or its negative reply). Unmasked and
+        // unanswered, the peer's LL procedure would time out and drop the link; masked, the
+        // controller rejects it and the peer falls back to the L2CAP request we do answer.
+        var world = SimulatedWorld()
+        world.start()
+        let le = try #require(world.sentCommands(HCI.LESetEventMask.self).last).mask
+        #expect(le & (1 << 5) == 0)
+    }
+
     @Test func leBufferSizeZeroFallsBackToReadBufferSize() {
         var configuration = SimulatedController.Configuration()
         configuration.leACLDataPacketLength = 0
