@@ -180,7 +180,7 @@ import Testing
         var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
         let before = world.peripheral(HRM.address)?.attRequestsReceived ?? 0
         let id = world.host.gatt(.discoverDatabase, on: handle, at: world.now)
-        // The simulated link answers instantly, so step the exchange by hand: three round trips.
+        // The simulated link answers instantly, so step the exchange by hand: a few round trips in.
         for _ in 0..<6 { world.exchange() }
         let during = world.peripheral(HRM.address)?.attRequestsReceived ?? 0
         #expect(during > before)
