@@ -83,6 +83,45 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func discoversMixed16And128BitUUIDs() throws {
+        // A vendor service between two SIG ones: the server must answer each UUID size in its own
+        // response (Vol 3 Part F §3.4.4.10, §3.4.3.2), so discovery has to keep asking.
+        let vendorService = BluetoothUUID(high: 0xF8D1_0000_4A1C_11EE, low: 0xBE56_0242_AC12_0002)
+        let vendorCharacteristic = BluetoothUUID(high: 0xF8D1_0001_4A1C_11EE, low: 0xBE56_0242_AC12_0002)
+        let mixed = SimulatedPeripheral(
+            address: HRM.address, advertising: AdvertisingConfiguration(data: [0x02, 0x01, 0x06]),
+            services: [
+                SimulatedService(0x180F, characteristics: [SimulatedCharacteristic(0x2A19, properties: .read, value: .stored([77]))]),
+                SimulatedService(vendorService, characteristics: [
+                    SimulatedCharacteristic(vendorCharacteristic, properties: [.read, .notify], value: .stored([1, 2, 3]),
+                                            descriptors: [SimulatedDescriptor(BluetoothUUID(0x2901), value: Array("vendor".utf8))]),
+                ]),
+                SimulatedService(0x180A, characteristics: [SimulatedCharacteristic(0x2A29, properties: .read, value: .stored([0x41]))]),
+            ])
+        var (world, handle) = SimulatedWorld.connected(to: [mixed])
+        let result = world.perform(.discoverDatabase, on: handle)
+        // Handles: 180F 1–3 (decl 2, value 3); vendor 4–8 (decl 5, value 6, CCCD 7, 0x2901 at 8);
+        // 180A 9–11 (decl 10, value 11).
+        let expected = GATT.Database(entries: [
+            .init(service: GATT.Service(uuid: BluetoothUUID(0x180F), startHandle: 1, endHandle: 3), characteristics: [
+                GATT.Characteristic(uuid: BluetoothUUID(0x2A19), declarationHandle: 2, valueHandle: 3, properties: .read, endHandle: 3),
+            ]),
+            .init(service: GATT.Service(uuid: vendorService, startHandle: 4, endHandle: 8), characteristics: [
+                GATT.Characteristic(uuid: vendorCharacteristic, declarationHandle: 5, valueHandle: 6, properties: [.read, .notify], endHandle: 8,
+                                    descriptors: [GATT.Descriptor(uuid: BluetoothUUID(0x2902), handle: 7), GATT.Descriptor(uuid: BluetoothUUID(0x2901), handle: 8)]),
+            ]),
+            .init(service: GATT.Service(uuid: BluetoothUUID(0x180A), startHandle: 9, endHandle: 11), characteristics: [
+                GATT.Characteristic(uuid: BluetoothUUID(0x2A29), declarationHandle: 10, valueHandle: 11, properties: .read, endHandle: 11),
+            ]),
+        ])
+        #expect(result == .database(expected))
+        let services = world.perform(.discoverPrimaryServices(vendorService), on: handle)
+        #expect(services == .services([GATT.Service(uuid: vendorService, startHandle: 4, endHandle: 8)]))
+        let value = world.perform(.read(handle: 6), on: handle)
+        #expect(value == .value([1, 2, 3]))
+        world.expectHealthy()
+    }
+
     /// A peripheral with one readable value of `length` bytes (0..255 repeating) at handle 3.
     static func longValuePeripheral(length: Int, serverMTU: Int = 247) -> SimulatedPeripheral {
         let value = (0..<length).map { UInt8(truncatingIfNeeded: $0) }
