@@ -165,7 +165,12 @@ extension Host {
         case .disconnect(let handle):
             if !status.isSuccess {
                 log(.warning, "Disconnect 0x\(String(handle, radix: 16)) failed: \(status)")
-                if status == .unknownConnectionIdentifier { dropConnection(handle, reason: .localHostTerminated, note: "controller no longer knew the connection") }
+                if status == .unknownConnectionIdentifier {
+                    dropConnection(handle, reason: .localHostTerminated, note: "controller no longer knew the connection")
+                } else {
+                    // Refused: the link stays up, so it must carry data again and may be disconnected later.
+                    connections[handle]?.disconnecting = false
+                }
             }
         case .connectionUpdate(let handle):
             if !status.isSuccess { log(.notice, "0x\(String(handle, radix: 16)): connection update refused: \(status)") }
@@ -233,7 +238,12 @@ extension Host {
         case .readLocalVersion: commands.enqueue(HCI.ReadLocalVersionInformation(), purpose: .bringUp(next))
         case .writeLEHostSupport: commands.enqueue(HCI.WriteLEHostSupport(), purpose: .bringUp(next))
         case .setEventMask: commands.enqueue(HCI.SetEventMask(), purpose: .bringUp(next))
-        case .leSetEventMask: commands.enqueue(HCI.LESetEventMask(), purpose: .bringUp(next))
+        case .leSetEventMask:
+            // Without bit 5 (LE Remote Connection Parameter Request) the controller rejects the
+            // peer's LL request itself and the peer falls back to the L2CAP request we answer;
+            // unmasked, the event needs a reply command we do not send, and the link would drop.
+            let mask = HCI.LESetEventMask.vigilDefault & ~(1 << 5)
+            commands.enqueue(HCI.LESetEventMask(mask: mask), purpose: .bringUp(next))
         case .leReadBufferSize: commands.enqueue(HCI.LEReadBufferSize(), purpose: .bringUp(next))
         case .readBufferSize: commands.enqueue(HCI.ReadBufferSize(), purpose: .bringUp(next))
         case .leReadLocalFeatures: commands.enqueue(HCI.LEReadLocalSupportedFeatures(), purpose: .bringUp(next))

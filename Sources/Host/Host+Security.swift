@@ -27,7 +27,9 @@ extension Host {
     mutating func startPairing(handle: UInt16, at now: MonotonicInstant) {
         guard var connection = connections[handle] else { return }
         if connection.pairing?.state.isPairing == true { return }
-        var initiator = SMP.Initiator(
+        // After an SMP timeout no SMP command may be sent on this link (Vol 3 Part H §3.4): keep
+        // the timed-out initiator, which refuses, instead of starting a fresh one.
+        var initiator = connection.pairing.flatMap { $0.state == .failed(.timeout) ? $0 : nil } ?? SMP.Initiator(
             local: DeviceAddress(configuration.staticAddress, type: .random),
             peer: connection.peer, configuration: configuration.security, random: random)
         let actions = initiator.startPairing(at: now)

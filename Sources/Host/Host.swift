@@ -198,6 +198,9 @@ public struct Host: Sendable {
     }
 
     public mutating func forgetBond(_ peer: DeviceAddress) {
+        // Bonds are filed under the identity address when the peer distributed one, which is
+        // not the address the owner sees on the air.
+        if let bond = bonds.bond(for: peer) { bonds.remove(bond.identity) }
         bonds.remove(peer)
         databaseCache.removeValue(forKey: peer)
     }

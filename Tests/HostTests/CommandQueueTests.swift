@@ -58,6 +58,39 @@ import Testing
         #expect(queue.flush(at: Self.t0 + .seconds(3)) == [[0x01, 0x09, 0x10, 0x00]])
     }
 
+    @Test func aQueueLeftWithoutCreditsExpiresItsNextCommand() {
+        var queue = CommandQueue(timeout: .seconds(3))
+        queue.enqueue(HCI.Reset(), purpose: .bringUp(.reset))
+        queue.enqueue(HCI.ReadBDADDR(), purpose: .bringUp(.readBDADDR))
+        _ = queue.flush(at: Self.t0)
+        // While Reset is in flight its own deadline is the only one.
+        #expect(queue.nextDeadline == Self.t0 + .seconds(3))
+        // Answered with Num_HCI_Command_Packets = 0 at 1 s: nothing may go, nothing in flight.
+        #expect(queue.answer(opcode: HCI.Reset.opcode, credits: 0) != nil)
+        #expect(queue.flush(at: Self.t0 + .seconds(1)).isEmpty)
+        #expect(queue.nextDeadline == Self.t0 + .seconds(4))
+        #expect(queue.expire(at: Self.t0 + .milliseconds(3999)).isEmpty)
+        let expired = queue.expire(at: Self.t0 + .seconds(4))
+        #expect(expired.map(\.purpose) == [.bringUp(.readBDADDR)])
+        #expect(queue.isIdle)
+        #expect(queue.nextDeadline == nil)
+    }
+
+    @Test func aLateNOPCreditEndsTheStarvation() {
+        var queue = CommandQueue(timeout: .seconds(3))
+        queue.enqueue(HCI.Reset(), purpose: .bringUp(.reset))
+        queue.enqueue(HCI.ReadBDADDR(), purpose: .bringUp(.readBDADDR))
+        _ = queue.flush(at: Self.t0)
+        _ = queue.answer(opcode: HCI.Reset.opcode, credits: 0)
+        _ = queue.flush(at: Self.t0)
+        #expect(queue.nextDeadline == Self.t0 + .seconds(3))
+        // NOP Command Complete (opcode 0x0000) granting one credit at 2 s (§7.7.14).
+        _ = queue.answer(opcode: HCI.Opcode(rawValue: 0), credits: 1)
+        #expect(queue.flush(at: Self.t0 + .seconds(2)) == [[0x01, 0x09, 0x10, 0x00]])
+        #expect(queue.nextDeadline == Self.t0 + .seconds(5))
+        #expect(queue.expire(at: Self.t0 + .seconds(3)).isEmpty)
+    }
+
     @Test func onlyOptionalCommandsAreNotCritical() {
         #expect(!CommandPurpose.optional("x").isCritical)
         #expect(CommandPurpose.bringUp(.reset).isCritical)

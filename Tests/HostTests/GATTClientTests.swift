@@ -109,6 +109,36 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func aPeerThatNeverAnswersEvenTheMTUExchangeIsDropped() throws {
+        var silent = SimulatedDevices.heartRateMonitor()
+        silent.hostileATT.ignoresRequests = true
+        var world = SimulatedWorld(peripherals: [silent])
+        world.start()
+        world.host.connect(HRM.address, at: world.now)
+        world.run(until: { $0.host.handle(for: HRM.address) != nil }, within: .seconds(1))
+        let handle = try #require(world.host.handle(for: HRM.address))
+        let queued = world.gatt(.discoverDatabase, on: handle)
+        world.run(until: { $0.disconnection(handle) != nil }, within: .seconds(60))
+        // The MTU exchange (sent on connection) times out at 30 s; the queued discovery cannot run.
+        #expect(world.now == .zero + .seconds(30))
+        #expect(world.result(of: queued) == .failed(.bearerClosed))
+        #expect(world.disconnection(handle) == .localHostTerminated)
+        #expect(!world.events.contains { if case .mtuExchanged = $0 { true } else { false } })
+        world.expectHealthy()
+    }
+
+    @Test func aWriteLongerThanTheMTUAllowsIsRefusedBeforeSending() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        let framesBefore = world.sentFrames.count
+        let refused = world.perform(.write(handle: HRM.controlPoint, value: [UInt8](repeating: 1, count: 245)), on: handle)
+        #expect(refused == .failed(.valueTooLong(245)))
+        #expect(world.sentFrames.count == framesBefore)
+        // 244 = ATT_MTU − 3 still goes (§3.4.5.1); the HRS control point then refuses its content.
+        let sent = world.perform(.write(handle: HRM.controlPoint, value: [UInt8](repeating: 1, count: 244)), on: handle)
+        #expect(sent == .failed(.attributeError(ATT.ErrorCode(0x80), handle: HRM.controlPoint)))
+        world.expectHealthy()
+    }
+
     @Test func aTimedOutBearerAnswersLaterRequestsWithBearerClosed() {
         // The closed bearer itself (before the link is gone): the client refuses new work.
         var client = GATTClient(preferredMTU: 247)
@@ -216,6 +246,37 @@ import Testing
         // And the flooded link itself still answers.
         let outcome11 = world.perform(.read(handle: HRM.bodySensorLocation), on: a)
         #expect(outcome11 == .value([0x01]))
+        world.expectHealthy()
+    }
+}
+
+/// A server that breaks ATT_MTU (Vol 3 Part F §3.2.8: no PDU may be longer).
+@Suite struct GATTClientOversizeTests {
+    @Test func anOversizeResponseFailsItsTransactionInsteadOfPassingAsAValue() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        world.controller.radio[HRM.address.address]?.hostileATT.sendsOversizeValues = true
+        let id = world.gatt(.read(handle: HRM.bodySensorLocation), on: handle)
+        guard case .failed(.malformedResponse(let why)) = world.result(of: id) else {
+            Issue.record("expected a malformed-response failure, got \(String(describing: world.result(of: id)))")
+            return
+        }
+        #expect(why.contains("exceeds ATT_MTU 247"))
+        #expect(world.logged("exceeds ATT_MTU", atLeast: .notice))
+        // The bearer is still in step: with honest values again, reads work.
+        world.controller.radio[HRM.address.address]?.hostileATT.sendsOversizeValues = false
+        let outcome = world.perform(.read(handle: HRM.bodySensorLocation), on: handle)
+        #expect(outcome == .value([0x01]))
+        world.expectHealthy()
+    }
+
+    @Test func oversizeNotificationsAreDroppedAndLogged() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        let subscribed = world.perform(.write(handle: HRM.heartRateCCCD, value: [0x01, 0x00]), on: handle)
+        #expect(subscribed == .written)
+        world.controller.radio[HRM.address.address]?.hostileATT.sendsOversizeValues = true
+        world.advance(by: .milliseconds(2500))
+        #expect(world.notifications(on: handle).isEmpty)
+        #expect(world.logs.filter { $0.message.contains("exceeds ATT_MTU") }.count == 2)
         world.expectHealthy()
     }
 }

@@ -79,6 +79,47 @@ import Testing
         #expect(world.controllerFailed != nil)
     }
 
+    @Test func aConnectionThatCompletesAsTheCancelGoesOutIsKept() throws {
+        // The advertiser's next event (100 ms) and our connect deadline (1 ms + 99 ms) coincide:
+        // LE Connection Complete and our LE Create Connection Cancel cross (§7.8.13: the cancel
+        // then answers Command Disallowed).
+        var world = SimulatedWorld(peripherals: [SimulatedDevices.heartRateMonitor()]) { $0.connectTimeout = .milliseconds(99) }
+        world.start()
+        world.advance(by: .milliseconds(1))
+        world.host.connect(HRM.address, at: world.now)
+        world.pump()
+        world.advance(by: .milliseconds(99))
+        #expect(world.sentCommands.last?.opcode == HCI.LECreateConnectionCancel.opcode)
+        let handle = try #require(world.connectedHandle(HRM.address))
+        #expect(world.connectionFailure(HRM.address) == nil)
+        #expect(!world.host.isConnecting)
+        // No stale cancel deadline fires later, and the link works.
+        world.advance(by: .seconds(5))
+        #expect(world.connectionFailure(HRM.address) == nil)
+        #expect(world.host.handle(for: HRM.address) == handle)
+        let outcome = world.perform(.read(handle: HRM.bodySensorLocation), on: handle)
+        #expect(outcome == .value([0x01]))
+        world.expectHealthy()
+    }
+
+    @Test func aConnectionTheControllerRefusesFailsAndTheQueueMovesOn() throws {
+        var configuration = SimulatedController.Configuration()
+        configuration.maximumConnections = 1
+        let peers = (1...3).map { HRM.address(UInt64($0)) }
+        var world = SimulatedWorld(controller: configuration, peripherals: peers.map { SimulatedDevices.heartRateMonitor(address: $0) })
+        world.start()
+        for peer in peers { world.host.connect(peer, at: world.now) }
+        world.pump()
+        world.run(until: { w in peers.allSatisfy { w.host.handle(for: $0) != nil || w.connectionFailure($0) != nil } }, within: .seconds(5))
+        #expect(world.host.handle(for: peers[0]) == 0x0040)
+        // Command Status "Connection Limit Exceeded" (0x09) for the others, each reported.
+        for peer in peers.dropFirst() {
+            #expect(world.connectionFailure(peer)?.contains("refused LE Create Connection") == true)
+        }
+        #expect(!world.host.isConnecting)
+        world.expectHealthy()
+    }
+
     @Test func connectionsQueueAndSeveralStayOpenAtOnce() throws {
         let peers = (1...3).map { HRM.address(UInt64($0)) }
         var world = SimulatedWorld(peripherals: peers.map { SimulatedDevices.heartRateMonitor(address: $0) })
@@ -139,7 +180,7 @@ import Testing
         var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
         let before = world.peripheral(HRM.address)?.attRequestsReceived ?? 0
         let id = world.host.gatt(.discoverDatabase, on: handle, at: world.now)
-        // The simulated link answers instantly, so step the exchange by hand: three round trips.
+        // The simulated link answers instantly, so step the exchange by hand: a few round trips in.
         for _ in 0..<6 { world.exchange() }
         let during = world.peripheral(HRM.address)?.attRequestsReceived ?? 0
         #expect(during > before)
@@ -149,6 +190,26 @@ import Testing
         #expect(world.resultCount(of: id) == 1)
         #expect(world.disconnection(handle) == .localHostTerminated)
         #expect(world.peripheral(HRM.address)?.isConnected == false)
+        world.expectHealthy()
+    }
+
+    @Test func aRefusedDisconnectLeavesTheLinkUsable() throws {
+        var configuration = SimulatedController.Configuration()
+        configuration.commandCredits = 2  // the swallowed Disconnect must not strand the simulator's count
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()], controller: configuration)
+        world.controller.unansweredOpcodes = [HCI.Disconnect.opcode]
+        world.disconnect(handle)
+        // Command Status (§7.7.15): status 0x0C Command Disallowed, 1 credit, opcode 0x0406.
+        world.controller.injectTowardHost([0x04, 0x0F, 0x04, 0x0C, 0x01, 0x06, 0x04])
+        world.pump()
+        #expect(world.logged("Disconnect 0x40 failed", atLeast: .warning))
+        #expect(world.disconnection(handle) == nil)
+        // The link is still up, so it must still carry ATT, and a later disconnect must go out.
+        world.controller.unansweredOpcodes = []
+        let outcome = world.perform(.read(handle: HRM.bodySensorLocation), on: handle)
+        #expect(outcome == .value([0x01]))
+        world.disconnect(handle)
+        #expect(world.disconnection(handle) == .localHostTerminated)
         world.expectHealthy()
     }
 

@@ -43,6 +43,39 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func theEventMasksUnmaskEveryEventTheHostHandles() throws {
+        var world = SimulatedWorld()
+        world.start()
+        let mask = try #require(world.sentCommands(HCI.SetEventMask.self).last).mask
+        // Set Event Mask bits (§7.3.1): bit n is event code n + 1.
+        for (bit, event) in [(4, "Disconnection Complete"), (7, "Encryption Change"), (15, "Hardware Error"),
+                             (47, "Encryption Key Refresh Complete"), (61, "LE Meta")] {
+            #expect(mask & (1 << UInt64(bit)) != 0, "\(event)")
+        }
+        let le = try #require(world.sentCommands(HCI.LESetEventMask.self).last).mask
+        // LE Set Event Mask bits (§7.8.1): bit n is subevent n + 1.
+        for (bit, event) in [(0, "Connection Complete"), (1, "Advertising Report"), (2, "Connection Update Complete"),
+                             (4, "Long Term Key Request"), (12, "Extended Advertising Report")] {
+            #expect(le & (1 << UInt64(bit)) != 0, "\(event)")
+        }
+        // And the simulated controller took them.
+        #expect(world.controller.eventMask == mask)
+        #expect(world.controller.leEventMask == le)
+        // LE Supported (Host) = 1, Simultaneous LE Host = 0 (§7.3.79).
+        #expect(world.sentCommands.first { $0.opcode == HCI.WriteLEHostSupport.opcode }?.parameters == [0x01, 0x00])
+    }
+
+    @Test func theRemoteConnectionParameterRequestEventStaysMasked() throws {
+        // The host has no reply for LE Remote Connection Parameter Request (§7.7.65.6 wants
+        // HCI_LE_Remote_Connection_Parameter_Request_Reply or its negative reply). Unmasked and
+        // unanswered, the peer's LL procedure would time out and drop the link; masked, the
+        // controller rejects it and the peer falls back to the L2CAP request we do answer.
+        var world = SimulatedWorld()
+        world.start()
+        let le = try #require(world.sentCommands(HCI.LESetEventMask.self).last).mask
+        #expect(le & (1 << 5) == 0)
+    }
+
     @Test func leBufferSizeZeroFallsBackToReadBufferSize() {
         var configuration = SimulatedController.Configuration()
         configuration.leACLDataPacketLength = 0
@@ -114,6 +147,19 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func aControllerThatGrantsNoCreditsFailsInsteadOfStallingSilently() {
+        // Num_HCI_Command_Packets = 0 in every answer: the host may send nothing more until the
+        // controller grants a credit (§4.4), which this one never does.
+        var configuration = SimulatedController.Configuration()
+        configuration.commandCredits = 0
+        var world = SimulatedWorld(controller: configuration)
+        world.start()
+        #expect(world.sentCommands.map(\.opcode) == [HCI.Reset.opcode])
+        #expect(world.controllerFailed != nil)
+        #expect(world.now == .zero + .seconds(3))
+        world.expectHealthy()
+    }
+
     @Test func anUnansweredOptionalCommandIsOnlyLogged() throws {
         var configuration = SimulatedController.Configuration()
         // Two credits, so the swallowed command does not leave the simulator's count at zero.
@@ -180,15 +226,22 @@ import Testing
     @Test(arguments: malformedPackets.indices)
     func malformedHCIPacketsAreLoggedAndTheLinkCarriesOn(index: Int) {
         let (name, bytes, log) = Self.malformedPackets[index]
-        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        var (world, first) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor(address: HRM.address(1)),
+                                                            SimulatedDevices.heartRateMonitor(address: HRM.address(2))])
+        let connected = world.connect(HRM.address(2))
+        let second = connected ?? 0xFFFF
         let before = world.events.count
         world.controller.injectTowardHost(bytes)
         world.pump()
         let newLogs = world.events[before...].compactMap { if case let .log(level, m) = $0 { (level, m) } else { nil } }
         #expect(newLogs.contains { $0.0 >= .warning && $0.1.contains(log) }, "\(name): \(newLogs)")
         #expect(world.controllerFailed == nil, "\(name)")
-        let outcome3 = world.perform(.read(handle: HRM.modelNumber), on: handle)
-        #expect(outcome3 == .value(Array("HRM-1".utf8)), "\(name)")
+        // Both links carry on.
+        for handle in [first, second] {
+            let outcome = world.perform(.read(handle: HRM.modelNumber), on: handle)
+            #expect(outcome == .value(Array("HRM-1".utf8)), "\(name)")
+        }
+        #expect(world.events[before...].allSatisfy { if case .disconnected = $0 { false } else { true } }, "\(name)")
         world.expectHealthy()
     }
 }

@@ -119,6 +119,21 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func pairingAgainOnAnEncryptedLinkRefreshesTheKey() throws {
+        var (world, handle, bond) = Self.paired(secureConnections: true)
+        let first = try #require(bond)
+        world.host.pair(handle: handle, at: world.now)
+        world.pump()
+        world.run(until: { w in w.events.filter { if case .paired(handle, _) = $0 { true } else { false } }.count == 2 }, within: .seconds(40))
+        let bonds = world.events.compactMap { if case let .paired(h, b) = $0, h == handle { b } else { nil } }
+        #expect(bonds.count == 2)
+        #expect(bonds.last?.longTermKey != first.longTermKey)
+        // Starting encryption on an encrypted link is a key refresh (§7.7.39), still encrypted.
+        #expect(world.host.isEncrypted(handle))
+        #expect(world.host.bonds.bond(for: HRM.address)?.longTermKey == bonds.last?.longTermKey)
+        world.expectHealthy()
+    }
+
     @Test func anEncryptedCharacteristicAnswersInsufficientAuthenticationUntilSecured() throws {
         var (world, handle) = SimulatedWorld.connected(to: [Self.monitor(secureConnections: true, requiresEncryption: true)])
         let refused = world.perform(.write(handle: HRM.heartRateCCCD, value: [0x01, 0x00]), on: handle)
@@ -156,6 +171,68 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func databaseOutOfSyncDropsTheCachedDatabase() throws {
+        // A bonded peer whose database changed: its writes answer 0x12 Database Out Of Sync
+        // (Vol 3 Part F §3.4.1.1), so the cache must not be trusted on the next connection.
+        let changed = SimulatedPeripheral(
+            address: HRM.address, advertising: AdvertisingConfiguration(data: [0x02, 0x01, 0x06]),
+            services: [SimulatedService(0xFFF0, characteristics: [
+                SimulatedCharacteristic(0xFFF1, properties: .write, writeHandler: { _ in 0x12 }),
+            ])],
+            securityFactory: SMPPeripheralSecurity.factory())
+        var (world, handle) = SimulatedWorld.connected(to: [changed])
+        world.secure(handle)
+        world.run(until: { $0.pairedBond(handle) != nil }, within: .seconds(40))
+        let database = world.perform(.discoverDatabase, on: handle)
+        guard case .database = database else { Issue.record("no database: \(String(describing: database))"); return }
+        let refused = world.perform(.write(handle: 0x0003, value: [0x01]), on: handle)
+        #expect(refused == .failed(.attributeError(.databaseOutOfSync, handle: 0x0003)))
+        world.disconnect(handle)
+        let reconnected = world.connect(HRM.address)
+        let again = try #require(reconnected)
+        let requests = world.peripheral(HRM.address)?.attRequestsReceived ?? 0
+        let rediscovered = world.perform(.discoverDatabase, on: again)
+        #expect(rediscovered == database)
+        #expect((world.peripheral(HRM.address)?.attRequestsReceived ?? 0) > requests)
+        #expect(!world.logged("from the bond cache"))
+        world.expectHealthy()
+    }
+
+    static let identity = SMP.LocalIdentity(irk: (0..<16).map { UInt8(0xA0 + $0) },
+                                            address: DeviceAddress(Address(value: 0x00_1B_DC_00_00_01), type: .public))
+
+    @Test func aPeerThatDistributesItsIdentityIsBondedUnderItAndCanBeForgotten() throws {
+        let monitor = SimulatedDevices.heartRateMonitor(
+            securityFactory: SMPPeripheralSecurity.factory(configuration: SMP.Configuration(identity: Self.identity)))
+        var (world, handle) = SimulatedWorld.connected(to: [monitor])
+        world.secure(handle)
+        world.run(until: { $0.pairedBond(handle) != nil }, within: .seconds(40))
+        let bond = try #require(world.pairedBond(handle))
+        // Identity Information and Identity Address Information (Vol 3 Part H §3.6.4–3.6.5).
+        #expect(bond.identityAddress == Self.identity.address)
+        #expect(bond.identityResolvingKey == Self.identity.irk)
+        #expect(bond.peer == HRM.address)
+        #expect(world.host.bonds.bond(for: HRM.address) == world.host.bonds.bond(for: Self.identity.address))
+        // The owner forgets the peer by the address it knows it by.
+        world.host.forgetBond(HRM.address)
+        #expect(world.host.bonds.bond(for: HRM.address) == nil)
+        #expect(world.host.bonds.all.isEmpty)
+        world.expectHealthy()
+    }
+
+    @Test func aPeripheralSecurityRequestWithoutABondStartsPairing() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [Self.monitor(secureConnections: true)])
+        let now = world.now
+        world.controller.radio[HRM.address.address]?.requestSecurity(at: now)
+        world.pump()
+        world.run(until: { $0.pairedBond(handle) != nil || $0.pairingFailure(handle) != nil }, within: .seconds(40))
+        // Vol 3 Part H §2.4.6: the central answers a Security Request by pairing (or encrypting).
+        #expect(world.pairedBond(handle) != nil)
+        #expect(world.sentSMP(on: handle).first?.first == 0x01)
+        #expect(world.host.isEncrypted(handle))
+        world.expectHealthy()
+    }
+
     @Test func aPeripheralSecurityRequestWithABondReEncrypts() throws {
         var (world, handle, _) = Self.paired(secureConnections: true)
         world.disconnect(handle)
@@ -172,6 +249,90 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func aBondWithTheWrongKeyEndsInAMICFailureReportedAsRejected() throws {
+        var (world, handle, bond) = Self.paired(secureConnections: true)
+        var b = try #require(bond)
+        world.disconnect(handle)
+        // Our stored LTK no longer matches the peer's: encryption starts with different session
+        // keys, the first encrypted PDU fails its MIC and the link drops with 0x3D (Vol 6 Part B §5.1.3.1).
+        b.longTermKey[0] ^= 0xFF
+        world.host.bonds.insert(b, created: WallClockTime(secondsSinceEpoch: 0))
+        let reconnected = world.connect(HRM.address)
+        let again = try #require(reconnected)
+        world.secure(again)
+        world.run(until: { $0.disconnection(again) != nil }, within: .seconds(5))
+        #expect(world.disconnection(again) == .terminatedMICFailure)
+        #expect(world.events.contains { if case .encryptionFailed(again, _, true) = $0 { true } else { false } })
+        world.expectHealthy()
+    }
+
+    @Test func aPeripheralWithoutPairingSupportFailsThePairing() throws {
+        // No security manager: the simulated peer answers Pairing Failed 0x05 "Pairing Not Supported".
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        world.secure(handle)
+        world.run(until: { $0.pairingFailure(handle) != nil }, within: .seconds(5))
+        let reason = try #require(world.pairingFailure(handle))
+        #expect(reason.lowercased().contains("not supported"))
+        #expect(!world.host.isEncrypted(handle))
+        #expect(world.host.bonds.bond(for: HRM.address) == nil)
+        #expect(world.logged("pairing failed", atLeast: .warning))
+        world.expectHealthy()
+    }
+
+    /// A peripheral security manager that never says anything.
+    struct SilentSecurity: PeripheralSecurity {
+        mutating func receive(_ pdu: [UInt8], at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+        mutating func longTermKey(ediv: UInt16, rand: UInt64) -> [UInt8]? { nil }
+        mutating func encryptionChanged(enabled: Bool, at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+        mutating func requestSecurity(at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+        var nextDeadline: MonotonicInstant? { nil }
+        mutating func handleDeadline(at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+    }
+
+    @Test func aSilentPeerEndsPairingAtTheSMPTimeout() throws {
+        let silent = SimulatedDevices.heartRateMonitor(securityFactory: { _, _ in SilentSecurity() })
+        var (world, handle) = SimulatedWorld.connected(to: [silent])
+        let asked = world.now
+        world.secure(handle)
+        world.run(until: { $0.pairingFailure(handle) != nil }, within: .seconds(60))
+        #expect(world.pairingFailure(handle) != nil)
+        // The Security Manager Timer (Vol 3 Part H §3.4): 30 s.
+        #expect(world.now == asked + .seconds(30))
+        // After an SMP timeout no further SMP PDU may be sent on this link (§3.4): asking
+        // again fails at once.
+        let sentBefore = world.sentSMP(on: handle).count
+        world.secure(handle)
+        world.advance(by: .seconds(1))
+        #expect(world.sentSMP(on: handle).count == sentBefore)
+        #expect(world.events.filter { if case .pairingFailed(handle, _) = $0 { true } else { false } }.count == 2)
+        // GATT still works on the link.
+        let outcome = world.perform(.read(handle: HRM.bodySensorLocation), on: handle)
+        #expect(outcome == .value([0x01]))
+        world.expectHealthy()
+    }
+
+    @Test func losingTheLinkMidPairingReportsThePairingFailed() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [Self.monitor(secureConnections: true)])
+        world.host.secure(handle: handle, at: world.now)
+        // Let the Pairing Request and Response cross, then cut the link.
+        for _ in 0..<2 { world.exchange() }
+        #expect(!world.sentSMP(on: handle).isEmpty)
+        #expect(world.pairedBond(handle) == nil)
+        let now = world.now
+        world.controller.dropConnection(handle: handle, reason: .connectionTimeout, at: now)
+        world.pump()
+        #expect(world.pairingFailure(handle) == "disconnected during pairing")
+        #expect(world.disconnection(handle) == .connectionTimeout)
+        #expect(world.host.bonds.bond(for: HRM.address) == nil)
+        // No SMP timer fires later for the dead link.
+        world.advance(by: .seconds(40))
+        #expect(world.events.filter { if case .pairingFailed = $0 { true } else { false } }.count == 1)
+        // The host had already queued its next SMP PDU when the link dropped under it, before it
+        // could hear of the drop: the controller discards that (the one violation allowed here).
+        #expect(world.controller.violations.allSatisfy { $0 == .aclForUnknownHandle(handle) })
+        #expect(!world.hung)
+    }
+
     /// SMP payloads a broken or hostile peer might send (Vol 3 Part H §3.3 format).
     static let garbageSMP: [(name: String, pdu: [UInt8])] = [
         ("empty", []),
@@ -184,13 +345,19 @@ import Testing
     @Test(arguments: garbageSMP.indices)
     func garbageSMPIsLoggedAndTheLinkCarriesOn(index: Int) throws {
         let (name, pdu) = Self.garbageSMP[index]
-        var (world, handle) = SimulatedWorld.connected(to: [Self.monitor(secureConnections: true)])
+        var (world, handle) = SimulatedWorld.connected(to: [Self.monitor(secureConnections: true),
+                                                             SimulatedDevices.heartRateMonitor(address: HRM.address(2))])
+        let connected = world.connect(HRM.address(2))
+        let other = try #require(connected)
         let before = world.events.count
         world.controller.radio[HRM.address.address]?.sendRaw(cid: L2CAP.ChannelID.securityManager, payload: pdu)
         world.pump()
         world.advance(by: .seconds(1))
         let logs = world.events[before...].compactMap { if case let .log(level, m) = $0 { (level, m) } else { nil } }
-        #expect(logs.contains { $0.0 >= .notice }, "\(name): \(logs)")
+        #expect(logs.contains { $0.0 >= .notice && $0.1.contains("refused SMP PDU") }, "\(name): \(logs)")
+        #expect(world.sentSMP(on: other).isEmpty, "\(name)")
+        let untouched = world.perform(.read(handle: HRM.modelNumber), on: other)
+        #expect(untouched == .value(Array("HRM-1".utf8)), "\(name)")
         // Answered with Pairing Failed (code 0x05), as Vol 3 Part H §3.5.5 asks.
         #expect(world.sentSMP(on: handle).last?.first == 0x05, "\(name)")
         #expect(world.host.connectedPeers[handle] == HRM.address, "\(name)")

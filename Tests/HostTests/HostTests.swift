@@ -105,4 +105,24 @@ import Testing
         #expect(world.host.bonds.bond(for: HRM.address)?.created == WallClockTime(secondsSinceEpoch: 1_795_350_000))
         world.expectHealthy()
     }
+
+    @Test func anHourOfNotificationsOnTheVirtualClock() throws {
+        var (world, handle) = SimulatedWorld.connected(to: [SimulatedDevices.heartRateMonitor()])
+        let heartRate = world.perform(.write(handle: HRM.heartRateCCCD, value: [0x01, 0x00]), on: handle)
+        let battery = world.perform(.write(handle: HRM.batteryCCCD, value: [0x01, 0x00]), on: handle)
+        #expect(heartRate == .written)
+        #expect(battery == .written)
+        world.advance(by: .seconds(3600))
+        let notifications = world.notifications(on: handle)
+        let rates = notifications.filter { $0.attribute == HRM.heartRateMeasurement }
+        let levels = notifications.filter { $0.attribute == HRM.batteryLevel }
+        // One heart-rate value a second and one battery level a minute, each as the device computed it.
+        #expect(rates.count == 3600)
+        #expect(levels.count == 60)
+        #expect(levels.first?.value == [100])
+        #expect(levels.last?.value == SimulatedDevices.batteryLevel(at: .zero + .seconds(3600)))
+        #expect(levels.last?.value == [94])
+        #expect(world.host.nextDeadline == nil)  // nothing pending in the host after an idle hour
+        world.expectHealthy()
+    }
 }

@@ -73,6 +73,24 @@ import Testing
         world.expectHealthy()
     }
 
+    @Test func changingTheScanModeWhileItStartsSettlesOnTheLastWish() throws {
+        var world = SimulatedWorld(peripherals: [SimulatedDevices.heartRateMonitor()])
+        world.start()
+        world.host.startScanning(active: false, at: world.now)
+        world.host.startScanning(active: true, at: world.now)
+        world.pump()
+        #expect(world.host.isScanning)
+        #expect(world.sentCommands(HCI.LESetScanParameters.self).last?.active == true)
+        // And a stop asked while starting ends with the controller not scanning.
+        world.host.stopScanning(at: world.now)
+        world.host.startScanning(active: false, at: world.now)
+        world.host.stopScanning(at: world.now)
+        world.pump()
+        #expect(!world.host.isScanning)
+        #expect(!world.controller.isScanning)
+        world.expectHealthy()
+    }
+
     @Test func aChangedAdvertisementIsReportedAgain() throws {
         var world = SimulatedWorld(peripherals: [SimulatedDevices.heartRateMonitor()])
         world.start()

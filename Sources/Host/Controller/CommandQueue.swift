@@ -16,6 +16,10 @@ struct CommandQueue: Sendable {
     private(set) var credits = 1
     private var waiting: [(HCI.CommandPacket, CommandPurpose)] = []
     private(set) var inFlight: [Pending] = []
+    /// Since when commands have waited with no credit and nothing in flight. A controller may
+    /// answer with zero credits and grant more later (a NOP Command Complete, §7.7.14); one that
+    /// never does must be noticed like one that never answers, not waited on silently.
+    private var starvedSince: MonotonicInstant?
     let timeout: Duration
 
     init(timeout: Duration) { self.timeout = timeout }
@@ -33,6 +37,12 @@ struct CommandQueue: Sendable {
             inFlight.append(Pending(packet: packet, purpose: purpose, deadline: now + timeout))
             out.append([HCI.PacketType.command.rawValue] + packet.bytes)
         }
+        // With a command in flight its own deadline covers us: its answer brings credits.
+        if credits > 0 || waiting.isEmpty || !inFlight.isEmpty {
+            starvedSince = nil
+        } else if starvedSince == nil {
+            starvedSince = now
+        }
         return out
     }
 
@@ -45,14 +55,20 @@ struct CommandQueue: Sendable {
         return inFlight.remove(at: index)
     }
 
-    var nextDeadline: MonotonicInstant? { inFlight.map(\.deadline).min() }
+    var nextDeadline: MonotonicInstant? { earliest(inFlight.map(\.deadline).min(), starvedSince.map { $0 + timeout }) }
 
     /// Commands whose deadline has passed, removed from flight. A timed-out command's credit is
     /// presumed returned so one lost answer does not wedge the queue.
     mutating func expire(at now: MonotonicInstant) -> [Pending] {
-        let expired = inFlight.filter { $0.deadline <= now }
-        guard !expired.isEmpty else { return [] }
+        var expired = inFlight.filter { $0.deadline <= now }
         inFlight.removeAll { $0.deadline <= now }
+        // A command that waited a whole timeout for a credit counts as unanswered too.
+        if let since = starvedSince, since + timeout <= now, !waiting.isEmpty {
+            let (packet, purpose) = waiting.removeFirst()
+            expired.append(Pending(packet: packet, purpose: purpose, deadline: since + timeout))
+            starvedSince = nil
+        }
+        guard !expired.isEmpty else { return [] }
         credits = max(credits, 1)
         return expired
     }
@@ -62,6 +78,7 @@ struct CommandQueue: Sendable {
     mutating func reset() {
         waiting.removeAll()
         inFlight.removeAll()
+        starvedSince = nil
         credits = 1
     }
 }

@@ -95,6 +95,15 @@ public struct GATTClient: Sendable {
 
     /// Handles one ATT PDU from the peer.
     public mutating func receive(_ bytes: [UInt8], at now: MonotonicInstant) -> [Output] {
+        // No PDU may be longer than ATT_MTU (Vol 3 Part F §3.2.8). The excess would otherwise
+        // pass as part of a value: padding read as a heart rate.
+        if bytes.count > mtu {
+            let why = "ATT PDU 0x\(String(bytes[0], radix: 16)) of \(bytes.count) bytes exceeds ATT_MTU \(mtu)"
+            if let running, ATT.Opcode.response(to: running.request.opcode) == bytes[0] || bytes[0] == ATT.Opcode.errorResponse {
+                return finishRunning(.failed(.malformedResponse(why)), at: now, log: why)
+            }
+            return [.log("dropped \(why)")]
+        }
         let pdu: ATT.InboundPDU
         do {
             pdu = try ATT.InboundPDU(bytes: bytes)
