@@ -34,7 +34,9 @@ import Testing
         #expect(b.rand == 0)
         #expect(b.longTermKey.count == 16)
         #expect(b.keySize == 16)
-        #expect(world.events.contains(.encryptionChanged(handle: handle, enabled: true, bonded: false)))
+        // Encryption during pairing is reported once the bond exists, so it says bonded.
+        #expect(world.events.contains(.encryptionChanged(handle: handle, enabled: true, bonded: true)))
+        #expect(!world.events.contains(.encryptionChanged(handle: handle, enabled: true, bonded: false)))
         #expect(world.host.isEncrypted(handle))
         #expect(world.host.bonds.bond(for: HRM.address) != nil)
         let peripheral = try #require(world.peripheral(HRM.address))

@@ -9,6 +9,8 @@ import Testing
             (.rrIntervals([RRInterval(ticks: 1024)]), .rrIntervals),
             (.energyExpended(EnergyExpended(kilojoules: 3)), .energyExpended),
             (.glucose(GlucoseConcentration(milligramsPerDeciliter: 100), trend: .flat), .glucose),
+            (.meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 123)), .meterGlucose),
+            (.humidity(Percent(45)!), .humidity),
             (.temperature(Temperature(degreesCelsius: 20)), .temperature),
             (.battery(Percent(80)!), .battery),
         ]
@@ -17,7 +19,7 @@ import Testing
             #expect(reading.kind == kind)
         }
         #expect(Reading.Kind.allCases.map(\.rawValue)
-            == ["heart-rate", "rr-intervals", "energy-expended", "glucose", "temperature", "battery"])
+            == ["heart-rate", "rr-intervals", "energy-expended", "glucose", "meter-glucose", "humidity", "temperature", "battery"])
     }
 
     @Test func monotonicTimeBecomesWallClockAtStorage() {
