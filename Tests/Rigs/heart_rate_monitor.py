@@ -41,7 +41,8 @@ from bumble.device import Connection, Device, DeviceConfiguration
 from bumble.keys import MemoryKeyStore
 from bumble.pairing import PairingConfig, PairingDelegate
 
-import rig_common
+sys.dont_write_bytecode = True  # keep Tests/Rigs free of __pycache__
+import rig_common  # noqa: E402
 from rig_common import emit
 
 # Appearance 0x0340 (832): Generic Heart Rate Sensor (Assigned Numbers 2.6.2, category 0x00D).
