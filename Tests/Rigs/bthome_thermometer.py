@@ -68,10 +68,12 @@ def service_data(payload: bytes, mac_msb_first: bytes, key: bytes | None, counte
 
 def advertising_data(data: bytes, name: str) -> bytes:
     ad = ad_structure(AD_SERVICE_DATA_16, struct.pack("<H", BTHOME_UUID) + data)
-    if len(ad) + 3 <= 31:
-        ad += ad_structure(AD_FLAGS, bytes([0x06]))  # LE General Discoverable, no BR/EDR
+    # The name before the flags, which a non-connectable advertiser may leave out: encrypted
+    # packets leave room for only one of them.
     if len(ad) + 2 + len(name.encode()) <= 31:
         ad += ad_structure(AD_COMPLETE_NAME, name.encode())
+    if len(ad) + 3 <= 31:
+        ad += ad_structure(AD_FLAGS, bytes([0x06]))  # LE General Discoverable, no BR/EDR
     return ad
 
 
