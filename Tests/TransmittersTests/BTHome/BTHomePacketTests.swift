@@ -55,6 +55,20 @@ import Wire
         #expect(abs(number(packet, .humidity)! - 50.55) < 1e-9)
     }
 
+    /// Captured through the real binary: `vigil scan --json` against
+    /// `Tests/Rigs/bthome_thermometer.py --key 231d…b932` (address C4:11:22:33:44:66), whose log
+    /// line for it read packetId 2, battery 93, 3.0 °C, 53.34 %, counter 1002.
+    @Test func packetCapturedFromTheBumbleRig() throws {
+        let packet = try BTHomePacket(decoding: [UInt8](hex: "416c9a369d75f48aa333b1ea03000058e29115"),
+                                      advertiser: Address(value: 0xC4_11_22_33_44_66), key: Self.key)
+        #expect(packet.counter == 1002)
+        #expect(packet.objects.map(\.id) == [0x00, 0x01, 0x02, 0x03])
+        #expect(packet.packetID == 2)
+        #expect(number(packet, .battery) == 93)
+        #expect(number(packet, .temperature) == 3.0)
+        #expect(abs(number(packet, .humidity)! - 53.34) < 1e-9)
+    }
+
     @Test func encoderReproducesThePythonVector() {
         let objects = [BTHomeObject(id: 0x02, value: .number(25.06)), BTHomeObject(id: 0x03, value: .number(50.55))]
         #expect(BTHomePacket.serviceData(objects, advertiser: Self.mac, key: Self.key, counter: 0x0011_2233) == Self.encrypted)
