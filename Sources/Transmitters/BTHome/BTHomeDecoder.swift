@@ -27,7 +27,9 @@ public struct BTHomeDecoder: BroadcastDecoder {
     public struct Configuration: Hashable, Sendable {
         /// The 16-byte bind key of an encrypted device, or nil for plain BTHome.
         public var key: [UInt8]?
-        /// How long without a reading before `noData`.
+        /// How long without a reading before `noData`. A trigger-based ("sleepy", device
+        /// information bit 2) device advertises only when something changes: give it a timeout
+        /// longer than its quietest stretch, or the watchdog reports silence that is normal.
         public var noDataTimeout: Duration
 
         public init(key: [UInt8]? = nil, noDataTimeout: Duration = .seconds(600)) {
@@ -103,7 +105,7 @@ public struct BTHomeDecoder: BroadcastDecoder {
                 events.append(malformed("humidity \(humidity) % is out of range"))
             }
         }
-        if events.contains(where: { if case .reading = $0 { true } else { false } }) { watchdog.arm(at: now) }
+        if events.containsReading { watchdog.arm(at: now) }
         if case let .number(level)? = packet.first(.battery)?.value {
             if let percent = Percent(Int(level)) { events.append(.info(TransmitterInfo(battery: percent))) } else {
                 events.append(malformed("battery \(Int(level)) % is out of range"))

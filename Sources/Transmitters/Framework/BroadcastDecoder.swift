@@ -10,10 +10,11 @@ import Wire
 /// Life cycle, driven by the app (the broadcast counterpart of `TransmitterDriver`):
 /// 1. `start(at:)` once the controller scans: arms the no-data watchdog, so a thermometer
 ///    that is never heard raises `noData` just like one that goes quiet.
-/// 2. Matching is the framework's (`TransmitterMatcher` rules): a remembered address matches
-///    alone; otherwise an advertisement the decoder `recognises` (and whose name starts with a
-///    configured prefix, if any) is a candidate. The app remembers the address the first time
-///    `decode` returns a `reading` for it — the broadcast equivalent of `connected`: the data
+/// 2. Matching (`matches(_:remembered:configuredAddress:namePrefix:)`) follows the framework's
+///    `TransmitterMatcher` rules: a remembered address matches alone; otherwise an
+///    advertisement the decoder `recognises` (and whose name starts with a configured prefix,
+///    if any) is a candidate. The app remembers the address the first time
+///    `decode` returns a `reading` for it (`containsReading`) — the broadcast equivalent of `connected`: the data
 ///    proved to be this type's (and, for an encrypted BTHome device, to carry our key).
 /// 3. `decode(_:at:)` for every advertisement from the matched address; `handleDeadline(at:)`
 ///    when `now` reaches `nextDeadline`.
@@ -44,6 +45,29 @@ extension BroadcastDecoder {
 
     /// True if the advertisement carries this type's service data or manufacturer data.
     public func recognises(_ advertisement: AdvertisementSummary) -> Bool { recognition.payload(in: advertisement) != nil }
+
+    /// Whether to hand `advertisement` to this decoder, by the framework's matching rules
+    /// (`TransmitterMatcher`) adapted to broadcasters: the data must be this type's; then a
+    /// configured address matches alone, else a remembered one matches alone, else any
+    /// advertiser whose name starts with `namePrefix` (every advertiser if there is none).
+    /// Without a remembered or configured address, two thermometers of one type in range are
+    /// told apart only by name or, for encrypted BTHome, by the key: configure `address` or a
+    /// name when there may be a neighbour's.
+    public func matches(_ advertisement: AdvertisementSummary, remembered: DeviceAddress?, configuredAddress: Address? = nil,
+                        namePrefix: String? = nil) -> Bool {
+        guard recognises(advertisement) else { return false }
+        if let configuredAddress { return advertisement.address.address == configuredAddress }
+        if let remembered { return advertisement.address == remembered }
+        guard let namePrefix else { return true }
+        return advertisement.name?.hasPrefix(namePrefix) == true
+    }
+}
+
+extension Sequence<TransmitterEvent> {
+    /// True if any event is a reading: for a broadcaster, the moment to remember its address.
+    public var containsReading: Bool {
+        contains { if case .reading = $0 { true } else { false } }
+    }
 }
 
 /// Where a broadcast type's payload lives in an advertisement.

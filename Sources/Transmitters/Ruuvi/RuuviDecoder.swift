@@ -60,7 +60,7 @@ public struct RuuviDecoder: BroadcastDecoder {
                 events.append(malformed("humidity \(humidity) % is out of range (failed sensor?)"))
             }
         }
-        if events.contains(where: { if case .reading = $0 { true } else { false } }) { watchdog.arm(at: now) }
+        if events.containsReading { watchdog.arm(at: now) }
         return events
     }
 
