@@ -67,7 +67,7 @@ public struct BTHomeDecoder: BroadcastDecoder {
             packet = try BTHomePacket(decoding: data, advertiser: advertisement.address.address, key: configuration.key)
         } catch {
             switch error {
-            case .noKey, .notAuthentic: return keyProblem("\(error)")
+            case .noKey, .notAuthentic, .invalidKeyLength: return keyProblem("\(error)")
             case .malformed, .unsupportedVersion: return [malformed("\(error) in \(data.hexString)")]
             }
         }

@@ -78,6 +78,7 @@ public struct BTHomePacket: Hashable, Sendable {
         var plain = Array(data[reader.offset...])
         if deviceInformation.isEncrypted {
             guard let key else { throw .noKey }
+            guard key.count == 16 else { throw .invalidKeyLength(key.count) }
             // At least one byte of ciphertext: an object ID.
             guard plain.count >= 1 + 4 + Self.micLength else {
                 throw .malformed(.truncated(field: "encrypted payload, counter and MIC", needed: 9, available: plain.count))
@@ -153,6 +154,8 @@ public enum BTHomeError: Error, Equatable, Sendable, CustomStringConvertible {
     case noKey
     /// The MIC does not match: the key is wrong, or the packet is not from our device.
     case notAuthentic
+    /// The key given is not the 16 bytes of AES-128.
+    case invalidKeyLength(Int)
 
     public var description: String {
         switch self {
@@ -160,6 +163,7 @@ public enum BTHomeError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unsupportedVersion(version): "BTHome version \(version); only version 2 is supported"
         case .noKey: "the advertisement is encrypted and no key is configured"
         case .notAuthentic: "the advertisement does not authenticate with the configured key (wrong key?)"
+        case let .invalidKeyLength(count): "the key is \(count) bytes; BTHome keys are 16"
         }
     }
 }

@@ -109,6 +109,10 @@ import Wire
             _ = try BTHomePacket(decoding: Self.encrypted, advertiser: Address(value: 0x5448_E68F_80A6), key: Self.key)
         }
         #expect(throws: BTHomeError.noKey) { _ = try BTHomePacket(decoding: Self.encrypted, advertiser: Self.mac) }
+        // A key of the wrong size is refused, never handed to AES.
+        #expect(throws: BTHomeError.invalidKeyLength(15)) {
+            _ = try BTHomePacket(decoding: Self.encrypted, advertiser: Self.mac, key: Array(Self.key.dropLast()))
+        }
     }
 
     @Test(arguments: [
