@@ -99,17 +99,13 @@ public struct SensorTagDriver: TransmitterDriver {
         writesWithResponse = [:]
         sensors = configuration.temperatureSource == .humiditySensor ? [Self.humidity] : [Self.ir, Self.humidity]
         for sensor in sensors {
-            let data = discovered.characteristic(sensor.data, in: sensor.service)
-            let config = discovered.characteristic(sensor.configuration, in: sensor.service)
-            var reason: String?
-            if data?.properties.contains(.notify) != true { reason = "\(sensor.data) is missing or does not notify" }
-            else if let config, !config.properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
-                writesWithResponse[sensor.configuration] = config.properties.contains(.write)
-            } else { reason = "\(sensor.configuration) is missing or not writable" }
-            if let reason {
+            // `connected` only once the peer proves compatible: the app remembers the address then.
+            if let reason = incompatibility(of: sensor, in: discovered) {
                 phase = .disconnecting(reason: reason)
                 return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
             }
+            let configuration = discovered.characteristic(sensor.configuration, in: sensor.service)
+            writesWithResponse[sensor.configuration] = configuration?.properties.contains(.write) ?? true
         }
         phase = .running
         watchdog.arm(at: now)
@@ -194,6 +190,19 @@ public struct SensorTagDriver: TransmitterDriver {
     }
 
     // MARK: - Steps
+
+    /// Why the tag cannot serve `sensor`: data that does not notify, or a configuration that
+    /// cannot be written (without it the sensor stays off).
+    private func incompatibility(of sensor: Sensor, in discovered: DiscoveredServices) -> String? {
+        guard discovered.characteristic(sensor.data, in: sensor.service)?.properties.contains(.notify) == true else {
+            return "\(sensor.data) is missing or does not notify"
+        }
+        guard let configuration = discovered.characteristic(sensor.configuration, in: sensor.service),
+              !configuration.properties.isDisjoint(with: [.write, .writeWithoutResponse]) else {
+            return "\(sensor.configuration) is missing or not writable"
+        }
+        return nil
+    }
 
     private mutating func write(_ uuid: BluetoothUUID, _ bytes: [UInt8], withResponse: Bool? = nil) -> [DriverAction] {
         let acknowledged = withResponse ?? writesWithResponse[uuid] ?? true
