@@ -6,7 +6,7 @@ import Testing
 @Suite struct TransmitterTypeTests {
     @Test func builtInRegistryKnowsHeartRate() throws {
         let registry = TransmitterRegistry.builtIn
-        #expect(registry.names == ["heart-rate"])
+        #expect(registry.names.first == "heart-rate")  // other types follow as they are added
         let type = try #require(registry.type(named: "heart-rate"))
         #expect(type.profile == HeartRateProfile.profile)
         #expect(registry.type(named: "Heart-Rate") == nil)
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("dexcom x", TransmitterConfigurationError.unknownType("dexcom", known: ["heart-rate"])),
+        ("nonesuch x", TransmitterConfigurationError.unknownType("nonesuch", known: TransmitterRegistry.builtIn.names)),
         ("heart-rate hr1 timeout=3s", .unknownOption("timeout", type: "heart-rate")),
         ("heart-rate hr1 no-data-timeout=soon",
          .invalidOption("no-data-timeout", value: "soon", expected: "a positive duration such as 30s, 500ms, 2m")),
@@ -45,7 +45,7 @@ import Testing
         }
         var registry = TransmitterRegistry.builtIn
         registry.register(replacement)
-        #expect(registry.names == ["heart-rate"])
+        #expect(registry.names.first == "heart-rate")  // other types follow as they are added
         #expect(try registry.makeDriver(configurationLine: "heart-rate hr1").device == "replaced")
     }
 
