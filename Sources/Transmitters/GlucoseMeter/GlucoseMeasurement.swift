@@ -36,11 +36,16 @@ public struct GlucoseMeasurement: Hashable, Sendable {
 
         /// 1 mg/dL = 10⁻⁵ kg/L and 1 mmol/L = 10⁻³ mol/L (protocols.md §5.6); nil for NaN, NRes,
         /// the reserved value and the infinities, none of which is a glucose.
+        ///
+        /// The unit change is a shift of the decimal exponent (+5 or +3), so 0xB07B (123 × 10⁻⁵
+        /// kg/L) is exactly 123 mg/dL rather than the 122.99999999999999 of a binary multiply.
         public var glucose: GlucoseConcentration? {
-            guard let number = value.doubleValue, number.isFinite else { return nil }
+            guard case let .number(mantissa, exponent) = value.value else { return nil }
             switch unit {
-            case .kilogramsPerLiter: return GlucoseConcentration(milligramsPerDeciliter: number * 100_000)
-            case .molesPerLiter: return GlucoseConcentration(millimolesPerLiter: number * 1000)
+            case .kilogramsPerLiter:
+                return Double("\(mantissa)e\(Int(exponent) + 5)").map { GlucoseConcentration(milligramsPerDeciliter: $0) }
+            case .molesPerLiter:
+                return Double("\(mantissa)e\(Int(exponent) + 3)").map { GlucoseConcentration(millimolesPerLiter: $0) }
             }
         }
     }

@@ -18,8 +18,7 @@ import Wire
         #expect(m.baseTime == Self.time)
         #expect(m.timeOffset == .seconds(-3600))
         #expect(m.concentration == .init(value: IEEE11073.SFloat(raw: 0xB07B), unit: .kilogramsPerLiter))
-        #expect(m.concentration?.glucose?.roundedMilligramsPerDeciliter == 123)
-        #expect(abs(m.concentration!.glucose!.milligramsPerDeciliter - 123) < 1e-9)
+        #expect(m.concentration?.glucose == GlucoseConcentration(milligramsPerDeciliter: 123))  // exactly
         #expect(m.sampleType == .capillaryWholeBlood)
         #expect(m.sampleLocation == .finger)
         #expect(m.sensorStatus == nil)
@@ -36,7 +35,7 @@ import Wire
         #expect(m.sequenceNumber == 42)
         #expect(m.timeOffset == .seconds(300))
         #expect(m.concentration?.unit == .molesPerLiter)
-        #expect(abs(m.concentration!.glucose!.millimolesPerLiter - 6.8) < 1e-9)
+        #expect(m.concentration?.glucose == GlucoseConcentration(millimolesPerLiter: 6.8))
         #expect(m.concentration?.glucose?.roundedMilligramsPerDeciliter == 123)  // 6.8 × 18.0182 = 122.5
         #expect(m.sampleType == .capillaryPlasma)
         #expect(m.sampleLocation == .alternateSiteTest)
@@ -89,6 +88,17 @@ import Wire
     ])
     func rejects(_ name: String, bytes: [UInt8]) {
         #expect(throws: WireError.self, "\(name)") { try GlucoseMeasurement(decoding: bytes) }
+    }
+
+    /// Whole mg/dL sent as m × 10⁻⁵ kg/L must come out whole: alarms compare against integers.
+    @Test func kilogramsPerLiterToMilligramsPerDeciliterIsExact() {
+        for mgdl in 10...700 {
+            let raw = 0xB000 | UInt16(mgdl)
+            let glucose = GlucoseMeasurement.Concentration(value: .init(raw: raw), unit: .kilogramsPerLiter).glucose
+            #expect(glucose?.milligramsPerDeciliter == Double(mgdl), "\(mgdl)")
+        }
+        // 0xC0C8 = 200 × 10⁻⁴ kg/L = 2000 mg/dL: the exponent shift, not the mantissa alone.
+        #expect(GlucoseMeasurement.Concentration(value: .init(raw: 0xC0C8), unit: .kilogramsPerLiter).glucose?.milligramsPerDeciliter == 2000)
     }
 
     @Test(arguments: [
