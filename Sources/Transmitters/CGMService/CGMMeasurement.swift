@@ -67,6 +67,15 @@ public struct CGMMeasurement: Hashable, Sendable {
     /// Every record in one notification.
     public static func records(decoding bytes: [UInt8], crcRequired: Bool) throws(WireError) -> [CGMMeasurement] {
         var records: [CGMMeasurement] = []
+        for record in try split(bytes) { records.append(try CGMMeasurement(record: record, crcRequired: crcRequired)) }
+        return records
+    }
+
+    /// The records of one notification by their size bytes, undecoded, so that one record with
+    /// a bad CRC does not take its neighbours down with it. Throws only when the sizes
+    /// themselves do not add up (then no boundary after the fault can be trusted).
+    public static func split(_ bytes: [UInt8]) throws(WireError) -> [[UInt8]] {
+        var records: [[UInt8]] = []
         var offset = 0
         while offset < bytes.count {
             let size = Int(bytes[offset])
@@ -74,7 +83,7 @@ public struct CGMMeasurement: Hashable, Sendable {
             guard offset + size <= bytes.count else {
                 throw .truncated(field: "CGM Measurement record \(records.count + 1)", needed: size, available: bytes.count - offset)
             }
-            records.append(try CGMMeasurement(record: Array(bytes[offset..<(offset + size)]), crcRequired: crcRequired))
+            records.append(Array(bytes[offset..<(offset + size)]))
             offset += size
         }
         guard !records.isEmpty else { throw .truncated(field: "CGM Measurement", needed: 6, available: 0) }

@@ -208,11 +208,17 @@ public struct CGMServiceDriver: TransmitterDriver {
         do throws(WireError) {
             switch uuid {
             case Self.measurement:
-                let records = try CGMMeasurement.records(decoding: bytes, crcRequired: crcRequired)
+                let records = try CGMMeasurement.split(bytes)
                 if case let .awaitingRecords(request, _) = recordTransfer {
                     recordTransfer = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
                 }
-                return records.flatMap { accept($0, at: now) }
+                return records.flatMap { record -> [DriverAction] in
+                    do throws(WireError) {
+                        return accept(try CGMMeasurement(record: record, crcRequired: crcRequired), at: now)
+                    } catch {
+                        return [.emit(.malformedValue(uuid, reason: "\(error) in \(record.hexString)"))]
+                    }
+                }
             case Self.featureUUID:
                 feature = try CGMFeature(decoding: bytes)
                 return []

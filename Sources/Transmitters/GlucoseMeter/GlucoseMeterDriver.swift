@@ -193,6 +193,9 @@ public struct GlucoseMeterDriver: TransmitterDriver {
                 return accept(measurement)
             case Self.context:
                 lastContext = try GlucoseMeasurementContext(decoding: bytes)
+                if case let .awaitingRecords(request, _) = phase {
+                    phase = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
+                }
                 return []
             case Self.racp:
                 return receiveResponse(try RACP.Response(decoding: bytes))

@@ -179,6 +179,23 @@ import Wire
         #expect(driver.lastTimeOffsetMinutes == 301)
     }
 
+    @Test func aBadRecordDoesNotTakeItsNeighboursDown() {
+        var driver = running()
+        var corrupted = Self.record(302, crc: true)
+        corrupted[corrupted.count - 1] ^= 0xFF
+        let actions = driver.receive(value(Self.measurement, Self.record(301) + corrupted + Self.record(303), origin: .notification), at: Self.t0)
+        #expect(actions.count == 3)
+        #expect(actions.first == Self.glucose(120, Self.wall(301)))
+        #expect(actions.last == Self.glucose(120, Self.wall(303)))
+        guard case let .emit(.malformedValue(_, reason)) = actions[1] else {
+            Issue.record("expected the middle record to be reported, got \(actions)")
+            return
+        }
+        #expect(reason.hasSuffix("in \(corrupted.hexString)"))
+        // Sizes that do not add up lose the whole notification: no boundary is trustworthy.
+        #expect(driver.receive(value(Self.measurement, [0x09] + Self.record(304).dropFirst(), origin: .notification), at: Self.t0).count == 1)
+    }
+
     @Test func aStatusGoingBackwardsMeansANewSensor() {
         var driver = CGMServiceDriver(device: "cgm", configuration: .init(lastTimeOffsetMinutes: 5000))
         _ = driver.start(Self.sensor, at: Self.t0)

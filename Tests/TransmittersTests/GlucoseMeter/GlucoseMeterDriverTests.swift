@@ -255,6 +255,12 @@ import Wire
         #expect(driver.nextDeadline == nil)
     }
 
+    @Test func contextNotificationsAlsoKeepTheProcedureAlive() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.context, [UInt8](hex: "02 01 00 01")), at: Self.t0 + .seconds(20))
+        #expect(driver.nextDeadline == Self.t0 + .seconds(50))
+    }
+
     @Test func anUnansweredAbortDisconnects() throws {
         var driver = transferring()
         _ = driver.handleDeadline(at: try #require(driver.nextDeadline))
