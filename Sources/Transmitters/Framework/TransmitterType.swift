@@ -42,6 +42,9 @@ public struct TransmitterRegistry: Sendable {
     public static let builtIn = TransmitterRegistry([
         HeartRateDriver.transmitterType,
         SensorTagDriver.transmitterType,
+        XBridgeDriver.transmitterType,
+        GlucoseMeterDriver.transmitterType,
+        CGMServiceDriver.transmitterType,
     ])
 
     public mutating func register(_ type: TransmitterType) {

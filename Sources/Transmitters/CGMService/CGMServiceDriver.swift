@@ -1,0 +1,360 @@
+import Bluetooth
+import Clocks
+import Readings
+import Wire
+
+/// The session state machine for a standard Continuous Glucose Monitoring Service sensor
+/// (CGMS 0x181F, protocols.md §5.7; profile in `CGMServiceProfile`).
+///
+/// On `start` (the link is encrypted first): read CGM Feature (which says whether every value
+/// carries an E2E-CRC), CGM Status and Session Start Time (which date the records), Session Run
+/// Time if present; subscribe to measurement notifications and to SOCP and RACP indications.
+/// The host performs these in order, so the feature is known before the first value that may
+/// carry a CRC. When the RACP subscription is confirmed, the driver asks for the records missed
+/// since the last one it took (`01 03 01 <last time offset + 1>`, filter type 0x01 = time offset),
+/// or all records the first time.
+///
+/// Dating: absolute time = Session Start Time (converted to UTC with its zone and DST) + time
+/// offset minutes. A sensor whose start time was never set (year 0) is dated on the monotonic
+/// clock instead, anchored by the CGM Status read at start: a record `k` minutes older than the
+/// status's time offset was measured `k` minutes before that read.
+///
+/// A record is discarded with its reason when its glucose is a special SFLOAT, or its
+/// annunciation (SIG octet names, see `CGMMeasurement`) says session stopped, wrong sensor type,
+/// sensor malfunction or general fault. Records at or before the last time offset taken are
+/// duplicates and skipped. A status whose time offset went backwards means a new session:
+/// `newSensorDetected`, and the time offset memory starts again.
+///
+/// `startSession(at:)` and `stopSession(at:)` write SOCP op 26/27; `start-session=true` in the
+/// configuration starts one automatically when the status says the session is stopped (never
+/// by default: starting a sensor is the user's decision). SOCP and RACP procedures time out
+/// (`procedureTimeout`); an RACP that times out is aborted with `03 00`.
+public struct CGMServiceDriver: TransmitterDriver {
+    public struct Configuration: Hashable, Sendable {
+        public var lastTimeOffsetMinutes: UInt16?
+        public var startSessionWhenStopped: Bool
+        public var noDataTimeout: Duration
+        public var procedureTimeout: Duration
+
+        public init(lastTimeOffsetMinutes: UInt16? = nil, startSessionWhenStopped: Bool = false,
+                    noDataTimeout: Duration = .seconds(15 * 60), procedureTimeout: Duration = .seconds(30)) {
+            self.lastTimeOffsetMinutes = lastTimeOffsetMinutes
+            self.startSessionWhenStopped = startSessionWhenStopped
+            self.noDataTimeout = noDataTimeout
+            self.procedureTimeout = procedureTimeout
+        }
+    }
+
+    public enum Phase: Hashable, Sendable {
+        case notStarted
+        case running
+        case disconnecting(reason: String)
+        case disconnected(reason: String)
+    }
+
+    /// A Record Access Control Point procedure in progress.
+    public enum RecordTransfer: Hashable, Sendable {
+        case awaitingRecords(request: RACP.Request, deadline: MonotonicInstant)
+        case aborting(deadline: MonotonicInstant)
+    }
+
+    public static var profile: TransmitterProfile { CGMServiceProfile.profile }
+
+    public let device: DeviceID
+    public let configuration: Configuration
+    public private(set) var phase: Phase = .notStarted
+    public private(set) var feature: CGMFeature?
+    public private(set) var status: CGMStatus?
+    public private(set) var sessionStartTime: CGMSessionStartTime?
+    public private(set) var sessionRunTime: CGMSessionRunTime?
+    /// The newest time offset taken; survives reconnections, and is what the app persists.
+    public private(set) var lastTimeOffsetMinutes: UInt16?
+    public private(set) var recordTransfer: RecordTransfer?
+    /// The SOCP request awaiting its response, and when it times out.
+    public private(set) var pendingSessionCommand: (opcode: CGMSpecificOpsControlPoint.Opcode, deadline: MonotonicInstant)?
+    private var statusReadAt: MonotonicInstant?
+    private var watchdog: NoDataWatchdog
+    private var hasRACP = false
+
+    public init(device: DeviceID, configuration: Configuration = Configuration()) {
+        self.device = device
+        self.configuration = configuration
+        self.lastTimeOffsetMinutes = configuration.lastTimeOffsetMinutes
+        self.watchdog = NoDataWatchdog(timeout: configuration.noDataTimeout)
+    }
+
+    public var nextDeadline: MonotonicInstant? {
+        guard phase == .running else { return nil }
+        let transfer: MonotonicInstant? = switch recordTransfer {
+        case let .awaitingRecords(_, deadline), let .aborting(deadline): deadline
+        case nil: nil
+        }
+        return earliest(watchdog.deadline, transfer, pendingSessionCommand?.deadline)
+    }
+
+    private static let measurement = CGMServiceProfile.measurement
+    private static let featureUUID = CGMServiceProfile.feature
+    private static let statusUUID = CGMServiceProfile.status
+    private static let startTime = CGMServiceProfile.sessionStartTime
+    private static let runTime = CGMServiceProfile.sessionRunTime
+    private static let socp = CGMServiceProfile.specificOpsControlPoint
+    private static let racp = CGMServiceProfile.recordAccessControlPoint
+    private static let service = SIG.Service.continuousGlucoseMonitoring
+
+    private var crcRequired: Bool { feature?.e2eCRCSupported ?? false }
+
+    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
+        recordTransfer = nil
+        pendingSessionCommand = nil
+        status = nil
+        statusReadAt = nil
+        func has(_ uuid: BluetoothUUID, _ property: CharacteristicProperties) -> Bool {
+            discovered.characteristic(uuid, in: Self.service)?.properties.contains(property) == true
+        }
+        guard has(Self.measurement, .notify), has(Self.featureUUID, .read), has(Self.statusUUID, .read),
+              has(Self.startTime, .read), has(Self.socp, .indicate)
+        else {
+            let reason = "the CGM Service lacks a notifying CGM Measurement, readable Feature, Status or Session Start Time, or an indicating SOCP"
+            phase = .disconnecting(reason: reason)
+            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
+        }
+        phase = .running
+        watchdog.arm(at: now)
+        hasRACP = has(Self.racp, .indicate) && has(Self.racp, .write)
+        var actions: [DriverAction] = [.emit(.connected), .read(Self.featureUUID), .read(Self.statusUUID), .read(Self.startTime)]
+        if has(Self.runTime, .read) { actions.append(.read(Self.runTime)) }
+        actions += [.subscribe(Self.measurement, indications: false), .subscribe(Self.socp, indications: true)]
+        if hasRACP { actions.append(.subscribe(Self.racp, indications: true)) }
+        return actions
+    }
+
+    /// Writes SOCP "Start Session" (26).
+    public mutating func startSession(at now: MonotonicInstant) -> [DriverAction] { sessionCommand(.startSession, at: now) }
+
+    /// Writes SOCP "Stop Session" (27).
+    public mutating func stopSession(at now: MonotonicInstant) -> [DriverAction] { sessionCommand(.stopSession, at: now) }
+
+    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
+        if case let .disconnected(reason) = input {
+            guard phase != .notStarted else { return [] }
+            if case .disconnected = phase { return [] }
+            phase = .disconnected(reason: reason)
+            watchdog.disarm()
+            recordTransfer = nil
+            pendingSessionCommand = nil
+            return [.emit(.disconnected(reason: reason))]
+        }
+        guard phase == .running else { return [] }
+        switch input {
+        case let .value(uuid, bytes, _):
+            return receiveValue(uuid, bytes, at: now)
+        case let .subscribed(uuid) where uuid == Self.socp:
+            if configuration.startSessionWhenStopped, status?.status.contains(.sessionStopped) == true {
+                return startSession(at: now)
+            }
+            return []
+        case let .subscribed(uuid) where uuid == Self.racp:
+            let request: RACP.Request = if let last = lastTimeOffsetMinutes, last < .max { .reportRecords(atLeast: last + 1) } else { .reportAllRecords }
+            recordTransfer = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
+            return [.write(Self.racp, request.encoded, withResponse: true)]
+        case let .operationFailed(operation, failure):
+            var actions: [DriverAction] = [.emit(.operationFailed(operation, failure))]
+            switch operation {
+            case .subscribe(Self.measurement):
+                actions += stop(reason: "cannot subscribe to CGM measurements: \(failure)")
+            case .write(Self.racp):
+                recordTransfer = nil
+            case .write(Self.socp):
+                pendingSessionCommand = nil
+            default:
+                break
+            }
+            return actions
+        default:
+            return []
+        }
+    }
+
+    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
+        guard phase == .running else { return [] }
+        var actions: [DriverAction] = []
+        if let command = pendingSessionCommand, now >= command.deadline {
+            pendingSessionCommand = nil
+            actions.append(.emit(.operationFailed(.write(Self.socp), .other("SOCP \(command.opcode): no response in \(Int(configuration.procedureTimeout.seconds)) s"))))
+        }
+        switch recordTransfer {
+        case let .awaitingRecords(request, deadline) where now >= deadline:
+            recordTransfer = .aborting(deadline: now + configuration.procedureTimeout)
+            actions += [
+                .emit(.operationFailed(.write(Self.racp), .other("RACP \(request.opcode): nothing for \(Int(configuration.procedureTimeout.seconds)) s; aborting"))),
+                .write(Self.racp, RACP.Request.abort.encoded, withResponse: true),
+            ]
+        case let .aborting(deadline) where now >= deadline:
+            recordTransfer = nil
+            actions.append(.emit(.operationFailed(.write(Self.racp), .other("RACP abort: no response"))))
+        default:
+            break
+        }
+        if let since = watchdog.since, watchdog.expire(at: now) {
+            actions += [.emit(.noData(since: since, duration: now - since))]
+                + stop(reason: "no CGM measurement for \(Int((now - since).seconds)) s")
+        }
+        return actions
+    }
+
+    // MARK: - Values
+
+    private mutating func receiveValue(_ uuid: BluetoothUUID, _ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
+        do throws(WireError) {
+            switch uuid {
+            case Self.measurement:
+                let records = try CGMMeasurement.split(bytes)
+                if case let .awaitingRecords(request, _) = recordTransfer {
+                    recordTransfer = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
+                }
+                return records.flatMap { record -> [DriverAction] in
+                    do throws(WireError) {
+                        return accept(try CGMMeasurement(record: record, crcRequired: crcRequired), at: now)
+                    } catch {
+                        return [.emit(.malformedValue(uuid, reason: "\(error) in \(record.hexString)"))]
+                    }
+                }
+            case Self.featureUUID:
+                feature = try CGMFeature(decoding: bytes)
+                return []
+            case Self.statusUUID:
+                return receiveStatus(try CGMStatus(decoding: bytes, crcRequired: crcRequired), at: now)
+            case Self.startTime:
+                sessionStartTime = try CGMSessionStartTime(decoding: bytes, crcRequired: crcRequired)
+                return []
+            case Self.runTime:
+                sessionRunTime = try CGMSessionRunTime(decoding: bytes, crcRequired: crcRequired)
+                return []
+            case Self.socp:
+                return receiveSessionResponse(try CGMSpecificOpsControlPoint.Response(decoding: bytes, crcRequired: crcRequired), at: now)
+            case Self.racp:
+                return receiveRecordResponse(try RACP.Response(decoding: bytes))
+            default:
+                return []
+            }
+        } catch {
+            return [.emit(.malformedValue(uuid, reason: "\(error) in \(bytes.hexString)"))]
+        }
+    }
+
+    private mutating func receiveStatus(_ newStatus: CGMStatus, at now: MonotonicInstant) -> [DriverAction] {
+        var actions: [DriverAction] = []
+        if let last = lastTimeOffsetMinutes, newStatus.timeOffsetMinutes < last {
+            // Time offsets only grow within a session: going backwards means a new one.
+            lastTimeOffsetMinutes = nil
+            actions.append(.emit(.newSensorDetected))
+        }
+        status = newStatus
+        statusReadAt = now
+        actions.append(.emit(.info(TransmitterInfo(sensorState: "\(newStatus.status)",
+                                                   sensorAge: .seconds(Int64(newStatus.timeOffsetMinutes) * 60)))))
+        return actions
+    }
+
+    private mutating func accept(_ record: CGMMeasurement, at now: MonotonicInstant) -> [DriverAction] {
+        let offset = record.timeOffsetMinutes
+        if let last = lastTimeOffsetMinutes, offset <= last { return [] }  // already taken
+        lastTimeOffsetMinutes = offset
+        if let reason = Self.rejection(of: record) {
+            return [.emit(.malformedValue(Self.measurement, reason: "record at +\(offset) min discarded: \(reason)"))]
+        }
+        let time: Reading.Time
+        if let start = sessionStartTime?.utc {
+            time = .wallClock(start + .seconds(Int64(offset) * 60))
+        } else if let status, let statusReadAt {
+            time = .monotonic(statusReadAt - .seconds((Int64(status.timeOffsetMinutes) - Int64(offset)) * 60))
+        } else {
+            return [.emit(.malformedValue(Self.measurement, reason: "record at +\(offset) min discarded: neither a session start time nor a status to date it by"))]
+        }
+        guard let glucose = record.glucose.doubleValue else { return [] }  // rejection(of:) rules this out
+        watchdog.feed(at: now)
+        let trend = record.trend.map { CGMMeasurement.direction(milligramsPerDeciliterPerMinute: $0) }
+        return [.emit(.reading(Reading(device: device, value: .glucose(GlucoseConcentration(milligramsPerDeciliter: glucose), trend: trend), time: time)))]
+    }
+
+    /// Why a record must not become a reading, or nil.
+    static func rejection(of record: CGMMeasurement) -> String? {
+        guard let value = record.glucose.doubleValue, value.isFinite else { return "glucose is \(record.glucose)" }
+        guard value > 0 else { return "glucose \(record.glucose) is not positive" }
+        let bad = record.annunciation.intersection(.invalidatesResult)
+        guard bad.isEmpty else { return "sensor reports \(bad)" }
+        return nil
+    }
+
+    private mutating func receiveSessionResponse(_ response: CGMSpecificOpsControlPoint.Response, at now: MonotonicInstant) -> [DriverAction] {
+        guard let command = pendingSessionCommand, command.opcode.rawValue == response.requestOpcode else {
+            return [.emit(.malformedValue(Self.socp, reason: "SOCP response to op \(response.requestOpcode) that was not asked for"))]
+        }
+        pendingSessionCommand = nil
+        guard response.code == .success else {
+            return [.emit(.operationFailed(.write(Self.socp), .other("SOCP \(command.opcode) refused: \(response.code)")))]
+        }
+        let state = command.opcode == .startSession ? "session started" : "session stopped"
+        // A new session restarts the time offsets and may move the start time: re-anchor.
+        if command.opcode == .startSession { lastTimeOffsetMinutes = nil }
+        return [.emit(.info(TransmitterInfo(sensorState: state))), .read(Self.statusUUID), .read(Self.startTime)]
+    }
+
+    private mutating func receiveRecordResponse(_ response: RACP.Response) -> [DriverAction] {
+        guard case let .responseCode(request, code) = response, recordTransfer != nil else { return [] }
+        let aborted: Bool = if case .aborting = recordTransfer { true } else { false }
+        recordTransfer = nil
+        switch code {
+        case .success, .noRecordsFound:
+            let last = lastTimeOffsetMinutes.map { "last time offset \($0) min" } ?? "no records"
+            return [.emit(.info(TransmitterInfo(sensorState: aborted ? "record transfer aborted, \(last)" : "records up to date, \(last)")))]
+        default:
+            return [.emit(.operationFailed(.write(Self.racp), .other("RACP op \(request) refused: \(code)")))]
+        }
+    }
+
+    // MARK: - Steps
+
+    private mutating func sessionCommand(_ opcode: CGMSpecificOpsControlPoint.Opcode, at now: MonotonicInstant) -> [DriverAction] {
+        guard phase == .running else { return [] }
+        guard pendingSessionCommand == nil else {
+            return [.emit(.operationFailed(.write(Self.socp), .other("SOCP \(opcode) not sent: another session command is in progress")))]
+        }
+        pendingSessionCommand = (opcode, now + configuration.procedureTimeout)
+        return [.write(Self.socp, CGMSpecificOpsControlPoint.request(opcode, withCRC: crcRequired), withResponse: true)]
+    }
+
+    private mutating func stop(reason: String) -> [DriverAction] {
+        phase = .disconnecting(reason: reason)
+        watchdog.disarm()
+        recordTransfer = nil
+        pendingSessionCommand = nil
+        return [.disconnect(reason: reason)]
+    }
+}
+
+extension CGMServiceDriver {
+    /// The registry entry: `cgm-service [NAME] [last-time-offset=MIN] [start-session=true]
+    /// [no-data-timeout=15m] [racp-timeout=30s]`.
+    public static let transmitterType = TransmitterType(
+        name: "cgm-service",
+        summary: "any Bluetooth Continuous Glucose Monitoring Service sensor (service 0x181F)",
+        driver: CGMServiceDriver.self
+    ) { (configuration) throws(TransmitterConfigurationError) -> CGMServiceDriver in
+        try configuration.rejectUnknownOptions(known: ["last-time-offset", "start-session", "no-data-timeout", "racp-timeout"])
+        var last: UInt16?
+        if let text = configuration.options["last-time-offset"] {
+            guard let value = UInt16(text) else { throw .invalidOption("last-time-offset", value: text, expected: "minutes 0…65535") }
+            last = value
+        }
+        var start = false
+        if let text = configuration.options["start-session"] {
+            guard text == "true" || text == "false" else { throw .invalidOption("start-session", value: text, expected: "true or false") }
+            start = text == "true"
+        }
+        return CGMServiceDriver(device: configuration.device, configuration: Configuration(
+            lastTimeOffsetMinutes: last, startSessionWhenStopped: start,
+            noDataTimeout: try configuration.duration("no-data-timeout", default: .seconds(15 * 60)),
+            procedureTimeout: try configuration.duration("racp-timeout", default: .seconds(30))))
+    }
+}

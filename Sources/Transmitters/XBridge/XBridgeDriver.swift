@@ -1,0 +1,250 @@
+import Bluetooth
+import Clocks
+import Readings
+import Wire
+
+/// The session state machine for an xDrip/xBridge Wixel relaying a Dexcom G4 (protocols.md §4).
+///
+/// On `start`: subscribe to FFE1 notifications and wait. The bridge speaks first: a beacon when
+/// it wakes, then a data packet every 5 minutes (the G4's cycle).
+///
+/// - Binary data packet from the configured transmitter: acknowledged with `02 F0` (so the
+///   bridge sleeps until the next cycle), its raw count recorded, and, once calibrated, a
+///   glucose reading dated `now − delay`. Bridge battery and G4 battery become info.
+/// - Data packet from another transmitter ID: discarded with the reason "transmitter ID
+///   mismatch", not acknowledged, and answered with the TXID packet so the bridge filters on
+///   ours. A neighbour's G4 must never reach the alarms.
+/// - Beacon with another ID (0 = the bridge has none): answered with the TXID packet.
+/// - Classic ASCII line: no transmitter ID to check (the classic firmware filters on its own
+///   compiled-in ID) and no reply (it defines no commands); otherwise handled like data.
+///
+/// Calibration: `DriverInput.calibration` fingersticks pair with the raw value measured
+/// closest to them (`XBridgeCalibration`). Uncalibrated raw values are reported as info text,
+/// never as glucose: see `XBridgeCalibration` for why.
+///
+/// Watchdog: 11 minutes by default (two missed G4 cycles) without an accepted data packet
+/// emits `noData` and disconnects so that the app reconnects.
+public struct XBridgeDriver: TransmitterDriver {
+    public struct Configuration: Hashable, Sendable {
+        public var transmitterID: XBridgeTransmitterID
+        public var noDataTimeout: Duration
+
+        public init(transmitterID: XBridgeTransmitterID, noDataTimeout: Duration = .seconds(11 * 60)) {
+            self.transmitterID = transmitterID
+            self.noDataTimeout = noDataTimeout
+        }
+    }
+
+    public enum Phase: Hashable, Sendable {
+        case notStarted
+        case awaitingPackets
+        case disconnecting(reason: String)
+        case disconnected(reason: String)
+    }
+
+    public static var profile: TransmitterProfile { XBridge.profile }
+
+    public let device: DeviceID
+    public let configuration: Configuration
+    public private(set) var phase: Phase = .notStarted
+    /// Survives reconnections: a calibration is about the sensor, not the link.
+    public private(set) var calibration = XBridgeCalibration()
+    /// The newest raw counts with the time they were measured, newest last (at most 6).
+    public private(set) var recentRaw: [(raw: UInt32, at: MonotonicInstant)] = []
+    /// Fingersticks that arrived before a raw value close enough in time to pair with.
+    public private(set) var unpairedCalibrations: [(GlucoseConcentration, takenAt: MonotonicInstant)] = []
+    private var watchdog: NoDataWatchdog
+    private var writeWithResponse = false
+
+    public init(device: DeviceID, configuration: Configuration) {
+        self.device = device
+        self.configuration = configuration
+        self.watchdog = NoDataWatchdog(timeout: configuration.noDataTimeout)
+    }
+
+    public var nextDeadline: MonotonicInstant? { phase == .awaitingPackets ? watchdog.deadline : nil }
+
+    private static let serial = XBridge.serialCharacteristic
+
+    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
+        guard let serial = discovered.characteristic(Self.serial, in: XBridge.service),
+              serial.properties.contains(.notify),
+              !serial.properties.isDisjoint(with: [.write, .writeWithoutResponse])
+        else {
+            let reason = "no HM-10 serial characteristic (FFE1) that notifies and accepts writes in service FFE0"
+            phase = .disconnecting(reason: reason)
+            watchdog.disarm()
+            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
+        }
+        // HM-10 modules declare write-without-response; a response costs a round trip per ACK.
+        writeWithResponse = !serial.properties.contains(.writeWithoutResponse)
+        phase = .awaitingPackets
+        watchdog.arm(at: now)
+        return [.emit(.connected), .subscribe(Self.serial, indications: false)]
+    }
+
+    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
+        switch input {
+        case let .disconnected(reason):
+            guard phase != .notStarted else { return [] }
+            if case .disconnected = phase { return [] }
+            phase = .disconnected(reason: reason)
+            watchdog.disarm()
+            return [.emit(.disconnected(reason: reason))]
+        case let .calibration(reference, takenAt):
+            // Accepted in any phase: a fingerstick taken while the bridge is out of range is
+            // still a calibration point once a raw value near it is known.
+            return calibrate(reference, takenAt: takenAt)
+        default:
+            break
+        }
+        guard phase == .awaitingPackets else { return [] }
+        switch input {
+        case let .value(uuid, bytes, _) where uuid == Self.serial:
+            return receivePacket(bytes, at: now)
+        case let .operationFailed(operation, failure):
+            var actions: [DriverAction] = [.emit(.operationFailed(operation, failure))]
+            if operation == .subscribe(Self.serial) {
+                actions += stop(reason: "cannot subscribe to the bridge's notifications: \(failure)")
+            }
+            return actions
+        default:
+            return []  // completions, pairing: the HM-10 link is never encrypted
+        }
+    }
+
+    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
+        guard phase == .awaitingPackets, let since = watchdog.since, watchdog.expire(at: now) else { return [] }
+        return [.emit(.noData(since: since, duration: now - since))]
+            + stop(reason: "no G4 data from the bridge for \(Int((now - since).seconds)) s")
+    }
+
+    // MARK: - Packets
+
+    private mutating func receivePacket(_ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
+        let packet: XBridgePacket
+        do throws(WireError) {
+            packet = try XBridgePacket(decoding: bytes)
+        } catch {
+            return [.emit(.malformedValue(Self.serial, reason: "\(error) in \(bytes.hexString)"))]
+        }
+        switch packet {
+        case .null:
+            return []
+        case let .beacon(beacon):
+            guard beacon.transmitterID != configuration.transmitterID.rawValue else { return [] }
+            return [write(.setTransmitterID(configuration.transmitterID))]
+        case let .data(data):
+            guard data.transmitterID == configuration.transmitterID.rawValue else {
+                let heard = XBridgeTransmitterID(rawValue: data.transmitterID).map(\.description) ?? "0x\(String(data.transmitterID, radix: 16))"
+                return [
+                    .emit(.malformedValue(Self.serial, reason: "transmitter ID mismatch: the bridge heard \(heard), configured \(configuration.transmitterID); reading discarded")),
+                    write(.setTransmitterID(configuration.transmitterID)),
+                ]
+            }
+            let measuredAt = now - (data.delay ?? .zero)
+            var info = TransmitterInfo(battery: Percent(Int(data.bridgeBattery)))
+            let actions = accept(raw: data.raw, measuredAt: measuredAt, transmitterBattery: data.transmitterBattery, info: &info, at: now)
+            return [write(.acknowledge)] + actions + [.emit(.info(info))]
+        case let .ascii(line):
+            var info = TransmitterInfo(sensorAge: line.sensorAge)
+            let actions = accept(raw: line.raw, measuredAt: now, transmitterBattery: line.transmitterBattery, info: &info, at: now)
+            return actions + [.emit(.info(info))]
+        }
+    }
+
+    private mutating func accept(raw: UInt32, measuredAt: MonotonicInstant, transmitterBattery: UInt8,
+                                 info: inout TransmitterInfo, at now: MonotonicInstant) -> [DriverAction] {
+        watchdog.feed(at: now)
+        recentRaw.append((raw, measuredAt))
+        if recentRaw.count > XBridgeCalibration.maximumPoints { recentRaw.removeFirst() }
+        var actions = pairWaitingCalibrations()
+        if raw == 0 {
+            // The G4 sends 0 when it has no sensor reading (warm-up, sensor error).
+            info.sensorState = "no sensor value (raw 0), G4 battery \(transmitterBattery)"
+            return actions
+        }
+        if let glucose = calibration.glucose(raw: raw) {
+            guard glucose.milligramsPerDeciliter > 0 else {
+                actions.append(.emit(.malformedValue(Self.serial, reason: "raw \(raw) calibrates to \(glucose.milligramsPerDeciliter) mg/dL, not a glucose; discarded")))
+                return actions
+            }
+            info.sensorState = "calibrated, raw \(raw), G4 battery \(transmitterBattery)"
+            actions.append(.emit(.reading(Reading(device: device, value: .glucose(glucose, trend: nil), time: .monotonic(measuredAt)))))
+        } else {
+            info.sensorState = "needs calibration: raw \(raw), G4 battery \(transmitterBattery)"
+        }
+        return actions
+    }
+
+    // MARK: - Calibration
+
+    private mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant) -> [DriverAction] {
+        let window = XBridgeCalibration.pairingWindow
+        let nearest = recentRaw.filter { $0.raw > 0 }.min { abs(($0.at - takenAt).seconds) < abs(($1.at - takenAt).seconds) }
+        if let nearest, abs((nearest.at - takenAt).seconds) <= window.seconds {
+            calibration.add(.init(raw: Double(nearest.raw), reference: reference, takenAt: takenAt))
+            return [.emit(.info(TransmitterInfo(sensorState: "calibrated with \(reference) at raw \(nearest.raw)")))]
+        }
+        unpairedCalibrations.append((reference, takenAt))
+        return []
+    }
+
+    /// Pairs waiting fingersticks with the raw value just recorded, and reports those too old to
+    /// pair with anything.
+    private mutating func pairWaitingCalibrations() -> [DriverAction] {
+        guard let newest = recentRaw.last else { return [] }
+        var actions: [DriverAction] = []
+        var waiting: [(GlucoseConcentration, takenAt: MonotonicInstant)] = []
+        for (reference, takenAt) in unpairedCalibrations {
+            let gap = abs((newest.at - takenAt).seconds)
+            if gap <= XBridgeCalibration.pairingWindow.seconds && newest.raw > 0 {
+                calibration.add(.init(raw: Double(newest.raw), reference: reference, takenAt: takenAt))
+                actions.append(.emit(.info(TransmitterInfo(sensorState: "calibrated with \(reference) at raw \(newest.raw)"))))
+            } else if newest.at > takenAt {
+                actions.append(.emit(.info(TransmitterInfo(sensorState: "calibration \(reference) at \(takenAt) not used: no raw value within 10 min of it"))))
+            } else {
+                waiting.append((reference, takenAt))
+            }
+        }
+        unpairedCalibrations = waiting
+        return actions
+    }
+
+    // MARK: - Steps
+
+    private func write(_ command: XBridgeCommand) -> DriverAction {
+        .write(Self.serial, command.encoded, withResponse: writeWithResponse)
+    }
+
+    private mutating func stop(reason: String) -> [DriverAction] {
+        phase = .disconnecting(reason: reason)
+        watchdog.disarm()
+        return [.disconnect(reason: reason)]
+    }
+}
+
+extension XBridgeDriver {
+    /// The registry entry: `xbridge [NAME] transmitter-id=ABCDE [no-data-timeout=11m]`.
+    ///
+    /// The transmitter ID is required: without it the driver could not tell our G4 from a
+    /// neighbour's, and the xBridge would relay whichever it heard.
+    public static let transmitterType = TransmitterType(
+        name: "xbridge",
+        summary: "xDrip / xBridge Wixel relaying a Dexcom G4 (HM-10 service FFE0)",
+        driver: XBridgeDriver.self
+    ) { (configuration) throws(TransmitterConfigurationError) -> XBridgeDriver in
+        try configuration.rejectUnknownOptions(known: ["transmitter-id", "no-data-timeout"])
+        guard let text = configuration.options["transmitter-id"] else {
+            throw .invalidOption("transmitter-id", value: "", expected: "the 5-character G4 transmitter ID (e.g. transmitter-id=6ABCD)")
+        }
+        let id: XBridgeTransmitterID
+        do throws(XBridgeError) {
+            id = try XBridgeTransmitterID(text)
+        } catch {
+            throw .invalidOption("transmitter-id", value: text, expected: "5 characters from 0-9 and A-Y without I, O, V")
+        }
+        let timeout = try configuration.duration("no-data-timeout", default: .seconds(11 * 60))
+        return XBridgeDriver(device: configuration.device, configuration: Configuration(transmitterID: id, noDataTimeout: timeout))
+    }
+}

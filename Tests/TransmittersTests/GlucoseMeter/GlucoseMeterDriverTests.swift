@@ -1,0 +1,323 @@
+import Bluetooth
+import Clocks
+import Readings
+import Testing
+import Wire
+@testable import Transmitters
+
+/// The glucose-meter session on a virtual clock, through every RACP branch.
+@Suite struct GlucoseMeterDriverTests {
+    static let t0 = MonotonicInstant(nanoseconds: 2_000_000_000)
+    static let measurement = GlucoseMeterProfile.measurement
+    static let context = GlucoseMeterProfile.measurementContext
+    static let feature = GlucoseMeterProfile.feature
+    static let racp = GlucoseMeterProfile.recordAccessControlPoint
+    static let battery = SIG.Characteristic.batteryLevel
+
+    static let meter = DiscoveredServices([
+        SIG.Service.glucose: [
+            DiscoveredCharacteristic(measurement, properties: .notify),
+            DiscoveredCharacteristic(context, properties: .notify),
+            DiscoveredCharacteristic(feature, properties: .read),
+            DiscoveredCharacteristic(racp, properties: [.write, .indicate]),
+        ],
+        SIG.Service.battery: [DiscoveredCharacteristic(battery, properties: .read)],
+    ])
+
+    /// 2026-11-22 07:30:00 read as UTC: 1 795 332 600 s (Python calendar.timegm).
+    static let baseTime = DateTime(year: 2026, month: 11, day: 22, hours: 7, minutes: 30, seconds: 0)
+    static let baseEpoch: Int64 = 1_795_332_600
+
+    /// A record of `mgdl` mg/dL (kg/L SFLOAT with exponent −5), capillary blood from a finger.
+    static func record(_ sequence: UInt16, mgdl: Int16 = 123, offsetMinutes: Int64? = nil, type: GlucoseSampleType = .capillaryWholeBlood,
+                       location: GlucoseSampleLocation = .finger, status: GlucoseSensorStatus? = nil, raw: UInt16? = nil,
+                       time: DateTime = baseTime) -> [UInt8] {
+        let sfloat = raw ?? (0xB000 | UInt16(bitPattern: mgdl) & 0x0FFF)
+        return GlucoseMeasurement(sequenceNumber: sequence, baseTime: time, timeOffset: offsetMinutes.map { .seconds($0 * 60) },
+                                  concentration: .init(value: .init(raw: sfloat), unit: .kilogramsPerLiter),
+                                  sampleType: type, sampleLocation: location, sensorStatus: status).encoded
+    }
+
+    static func meterReading(_ mgdl: Double, epoch: Int64) -> DriverAction {
+        .emit(.reading(Reading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: mgdl)),
+                               time: .wallClock(WallClockTime(secondsSinceEpoch: epoch)))))
+    }
+
+    func started(_ configuration: GlucoseMeterDriver.Configuration = .init()) -> GlucoseMeterDriver {
+        var driver = GlucoseMeterDriver(device: "meter", configuration: configuration)
+        _ = driver.start(Self.meter, at: Self.t0)
+        return driver
+    }
+
+    func transferring(_ configuration: GlucoseMeterDriver.Configuration = .init()) -> GlucoseMeterDriver {
+        var driver = started(configuration)
+        _ = driver.receive(.subscribed(Self.racp), at: Self.t0)
+        return driver
+    }
+
+    func value(_ uuid: BluetoothUUID, _ bytes: [UInt8]) -> DriverInput {
+        .value(uuid, bytes, origin: uuid == Self.racp ? .indication : .notification)
+    }
+
+    // MARK: - Start and request
+
+    @Test func startSubscribesReadsAndSubscribesTheRACPLast() {
+        var driver = GlucoseMeterDriver(device: "meter")
+        #expect(driver.start(Self.meter, at: Self.t0) == [
+            .emit(.connected),
+            .subscribe(Self.measurement, indications: false),
+            .subscribe(Self.context, indications: false),
+            .read(Self.feature),
+            .read(Self.battery),
+            .subscribe(Self.racp, indications: true),
+        ])
+        #expect(driver.phase == .subscribing)
+        #expect(driver.nextDeadline == nil)
+    }
+
+    @Test func minimalMeter() {
+        var driver = GlucoseMeterDriver(device: "meter")
+        let minimal = DiscoveredServices([SIG.Service.glucose: [
+            DiscoveredCharacteristic(Self.measurement, properties: .notify),
+            DiscoveredCharacteristic(Self.racp, properties: [.write, .indicate]),
+        ]])
+        #expect(driver.start(minimal, at: Self.t0) == [.emit(.connected), .subscribe(Self.measurement, indications: false), .subscribe(Self.racp, indications: true)])
+    }
+
+    @Test(arguments: [
+        DiscoveredServices([SIG.Service.glucose: [DiscoveredCharacteristic(measurement, properties: .notify)]]),
+        DiscoveredServices([SIG.Service.glucose: [DiscoveredCharacteristic(measurement, properties: .notify),
+                                                  DiscoveredCharacteristic(racp, properties: [.write])]]),
+        DiscoveredServices([SIG.Service.glucose: [DiscoveredCharacteristic(measurement, properties: .read),
+                                                  DiscoveredCharacteristic(racp, properties: [.write, .indicate])]]),
+    ])
+    func refusesAnIncompleteGlucoseService(discovered: DiscoveredServices) {
+        var driver = GlucoseMeterDriver(device: "meter")
+        let actions = driver.start(discovered, at: Self.t0)
+        guard actions.count == 2, case .emit(.incompatible) = actions[0], case .disconnect = actions[1] else {
+            Issue.record("expected incompatible + disconnect, got \(actions)")
+            return
+        }
+    }
+
+    @Test func firstTransferAsksForAllRecords() {
+        var driver = started()
+        #expect(driver.nextRequest == .reportAllRecords)
+        #expect(driver.receive(.subscribed(Self.measurement), at: Self.t0) == [])
+        #expect(driver.receive(.subscribed(Self.racp), at: Self.t0) == [.write(Self.racp, [0x01, 0x01], withResponse: true)])
+        #expect(driver.phase == .awaitingRecords(request: .reportAllRecords, deadline: Self.t0 + .seconds(30)))
+        #expect(driver.nextDeadline == Self.t0 + .seconds(30))
+    }
+
+    @Test func laterTransfersAskOnlyForNewerRecords() {
+        var driver = started(.init(lastSequenceNumber: 0x0102))
+        #expect(driver.receive(.subscribed(Self.racp), at: Self.t0) == [.write(Self.racp, [UInt8](hex: "01 03 01 03 01"), withResponse: true)])
+    }
+
+    @Test func atTheLastSequenceNumberAllRecordsAreAskedFor() {
+        #expect(started(.init(lastSequenceNumber: .max)).nextRequest == .reportAllRecords)
+    }
+
+    // MARK: - Records
+
+    @Test func recordsBecomeMeterReadingsDatedByTheMetersClock() {
+        var driver = transferring()
+        let t1 = Self.t0 + .seconds(1)
+        #expect(driver.receive(value(Self.measurement, Self.record(1)), at: t1) == [Self.meterReading(123, epoch: Self.baseEpoch)])
+        // Time offset −60 min is added to the base time.
+        #expect(driver.receive(value(Self.measurement, Self.record(2, mgdl: 98, offsetMinutes: -60)), at: t1)
+                == [Self.meterReading(98, epoch: Self.baseEpoch - 3600)])
+        #expect(driver.lastSequenceNumber == 2)
+        #expect(driver.recordsThisTransfer == 2)
+        // Each record pushes the procedure deadline.
+        #expect(driver.nextDeadline == t1 + .seconds(30))
+        #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 01")), at: t1)
+                == [.emit(.info(TransmitterInfo(sensorState: "2 new record(s), last sequence number 2")))])
+        #expect(driver.phase == .idle)
+        #expect(driver.nextDeadline == nil)
+    }
+
+    @Test func theMeterClocksUTCOffsetIsSubtracted() {
+        var driver = transferring(.init(meterUTCOffset: .seconds(3600)))
+        #expect(driver.receive(value(Self.measurement, Self.record(1)), at: Self.t0) == [Self.meterReading(123, epoch: Self.baseEpoch - 3600)])
+    }
+
+    @Test func molesPerLiterRecordsAreConvertedToMilligramsPerDeciliter() {
+        var driver = transferring()
+        let bytes = [UInt8](hex: "06 05 00 ea 07 0b 16 07 1e 00 44 c0 11")
+        #expect(driver.receive(value(Self.measurement, bytes), at: Self.t0) == [Self.meterReading(6.8 * 18.0182, epoch: Self.baseEpoch)])
+    }
+
+    @Test func lowBatteryKeepsTheReadingAndSaysSo() {
+        var driver = transferring()
+        #expect(driver.receive(value(Self.measurement, Self.record(1, status: .batteryLow)), at: Self.t0) == [
+            Self.meterReading(123, epoch: Self.baseEpoch),
+            .emit(.info(TransmitterInfo(sensorState: "meter battery low"))),
+        ])
+    }
+
+    @Test(arguments: [
+        (record(1, type: .controlSolution), "record #1 discarded: control solution test"),
+        (record(1, location: .controlSolution), "record #1 discarded: control solution test"),
+        (record(1, status: [.batteryLow, .stripInsertionError]), "record #1 discarded: meter reports strip insertion error"),
+        (record(1, status: .timeFault), "record #1 discarded: meter reports time fault"),
+        (record(1, raw: 0x07FF), "record #1 discarded: concentration is NaN"),
+        (record(1, raw: 0x07FE), "record #1 discarded: concentration is +INF"),
+        (record(1, raw: 0x0000), "record #1 discarded: concentration 0e0 is not positive"),
+        (record(1, time: DateTime(year: 0, month: 0, day: 0, hours: 0, minutes: 0, seconds: 0)),
+         "record #1 discarded: the meter's clock is not set (0000-00-00 00:00:00)"),
+        ([UInt8](hex: "00 01 00 ea 07 0b 16 07 1e 00"), "record #1 discarded: no concentration"),
+    ])
+    func unusableRecordsAreDiscardedWithTheirReason(bytes: [UInt8], reason: String) {
+        var driver = transferring()
+        #expect(driver.receive(value(Self.measurement, bytes), at: Self.t0) == [.emit(.malformedValue(Self.measurement, reason: reason))])
+        // The record is still counted as stored: asking for it again would not make it better.
+        #expect(driver.lastSequenceNumber == 1)
+    }
+
+    @Test func recordsAlreadyStoredAreSkipped() {
+        var driver = transferring(.init(lastSequenceNumber: 5))
+        #expect(driver.receive(value(Self.measurement, Self.record(4)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.measurement, Self.record(5)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.measurement, Self.record(6)), at: Self.t0) == [Self.meterReading(123, epoch: Self.baseEpoch)])
+        #expect(driver.lastSequenceNumber == 6)
+    }
+
+    @Test func aMalformedRecordIsReportedAndTheTransferGoesOn() {
+        var driver = transferring()
+        #expect(driver.receive(value(Self.measurement, [0x03, 0x01]), at: Self.t0)
+                == [.emit(.malformedValue(Self.measurement, reason: "truncated at Glucose Measurement sequence number: needed 2 byte(s), 1 left in 03 01"))])
+        #expect(driver.phase == .awaitingRecords(request: .reportAllRecords, deadline: Self.t0 + .seconds(30)))
+    }
+
+    @Test func contextAndFeatureAreKept() {
+        var driver = transferring()
+        #expect(driver.receive(value(Self.context, [UInt8](hex: "02 01 00 01")), at: Self.t0) == [])
+        #expect(driver.lastContext?.meal == 1)
+        #expect(driver.receive(.value(Self.feature, [0x01, 0x04], origin: .read), at: Self.t0) == [])
+        #expect(driver.feature == [.lowBatteryDetection, .multipleBond])
+        #expect(driver.receive(.value(Self.battery, [55], origin: .read), at: Self.t0) == [.emit(.info(TransmitterInfo(battery: Percent(55))))])
+        #expect(driver.receive(value(Self.context, [0x02]), at: Self.t0).count == 1)
+    }
+
+    // MARK: - Responses
+
+    @Test func noRecordsFoundEndsTheTransferQuietly() {
+        var driver = transferring(.init(lastSequenceNumber: 9))
+        #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 06")), at: Self.t0)
+                == [.emit(.info(TransmitterInfo(sensorState: "0 new record(s), last sequence number 9")))])
+        #expect(driver.phase == .idle)
+    }
+
+    @Test(arguments: [
+        ([UInt8](hex: "06 00 01 02"), "op code not supported"),
+        ([UInt8](hex: "06 00 01 04"), "operator not supported"),
+        ([UInt8](hex: "06 00 01 05"), "invalid operand"),
+        ([UInt8](hex: "06 00 01 08"), "procedure not completed"),
+        ([UInt8](hex: "06 00 01 09"), "operand not supported"),
+    ])
+    func anErrorResponseIsReported(bytes: [UInt8], name: String) {
+        var driver = transferring()
+        #expect(driver.receive(value(Self.racp, bytes), at: Self.t0)
+                == [.emit(.operationFailed(.write(Self.racp), .other("RACP op 1 refused: \(name)")))])
+        #expect(driver.phase == .idle)
+    }
+
+    @Test func aResponseNobodyWaitsForIsIgnored() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 01")), at: Self.t0)
+        #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 01")), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.racp, [UInt8](hex: "05 00 02 00")), at: Self.t0) == [])
+    }
+
+    @Test func newRecordsNotifiedWhileIdleAreTaken() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 06")), at: Self.t0)
+        #expect(driver.receive(value(Self.measurement, Self.record(1)), at: Self.t0) == [Self.meterReading(123, epoch: Self.baseEpoch)])
+    }
+
+    // MARK: - Timeout and abort
+
+    @Test func aSilentProcedureIsAbortedAndTheAbortAnswered() throws {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(1)), at: Self.t0 + .seconds(5))
+        let deadline = try #require(driver.nextDeadline)
+        #expect(deadline == Self.t0 + .seconds(35))
+        #expect(driver.handleDeadline(at: deadline - .milliseconds(1)) == [])
+        #expect(driver.handleDeadline(at: deadline) == [
+            .emit(.operationFailed(.write(Self.racp), .other("RACP reportStoredRecords: nothing for 30 s; aborting"))),
+            .write(Self.racp, [0x03, 0x00], withResponse: true),
+        ])
+        #expect(driver.phase == .abortingTransfer(deadline: deadline + .seconds(30)))
+        #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 03 01")), at: deadline + .seconds(1))
+                == [.emit(.info(TransmitterInfo(sensorState: "record transfer aborted after 1 record(s), last sequence number 1")))])
+        #expect(driver.phase == .idle)
+        #expect(driver.nextDeadline == nil)
+    }
+
+    @Test func contextNotificationsAlsoKeepTheProcedureAlive() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.context, [UInt8](hex: "02 01 00 01")), at: Self.t0 + .seconds(20))
+        #expect(driver.nextDeadline == Self.t0 + .seconds(50))
+    }
+
+    @Test func anUnansweredAbortDisconnects() throws {
+        var driver = transferring()
+        _ = driver.handleDeadline(at: try #require(driver.nextDeadline))
+        let abortDeadline = try #require(driver.nextDeadline)
+        #expect(driver.handleDeadline(at: abortDeadline) == [.disconnect(reason: "the meter answered neither the record transfer nor its abort")])
+        #expect(driver.nextDeadline == nil)
+        #expect(driver.receive(.disconnected(reason: "gone"), at: abortDeadline) == [.emit(.disconnected(reason: "gone"))])
+    }
+
+    @Test func anAbortRefusedIsReported() throws {
+        var driver = transferring()
+        _ = driver.handleDeadline(at: try #require(driver.nextDeadline))
+        #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 03 07")), at: Self.t0 + .seconds(31))
+                == [.emit(.operationFailed(.write(Self.racp), .other("RACP op 3 refused: abort unsuccessful")))])
+    }
+
+    // MARK: - Failures
+
+    @Test(arguments: [GATTOperation.subscribe(measurement), .subscribe(racp), .write(racp)])
+    func losingTheTransferPathDisconnects(operation: GATTOperation) {
+        var driver = started()
+        let actions = driver.receive(.operationFailed(operation, .attError(code: 0x0F)), at: Self.t0)
+        #expect(actions.count == 2)
+        #expect(actions.first == .emit(.operationFailed(operation, .attError(code: 0x0F))))
+        guard case .disconnect = actions.last else {
+            Issue.record("expected a disconnect, got \(actions)")
+            return
+        }
+    }
+
+    @Test func optionalCharacteristicsMayFail() {
+        var driver = started()
+        #expect(driver.receive(.operationFailed(.read(Self.feature), .timedOut), at: Self.t0) == [.emit(.operationFailed(.read(Self.feature), .timedOut))])
+        #expect(driver.phase == .subscribing)
+    }
+
+    @Test func theSequenceNumberSurvivesReconnection() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(17)), at: Self.t0)
+        _ = driver.receive(.disconnected(reason: "meter done"), at: Self.t0)
+        _ = driver.start(Self.meter, at: Self.t0 + .seconds(600))
+        #expect(driver.receive(.subscribed(Self.racp), at: Self.t0 + .seconds(600)) == [.write(Self.racp, [UInt8](hex: "01 03 01 12 00"), withResponse: true)])
+    }
+
+    // MARK: - Configuration
+
+    @Test func registryBuildsTheDriver() throws {
+        let driver = try #require(try TransmitterRegistry.builtIn.makeDriver(configurationLine: "glucose-meter meter last-sequence=300 racp-timeout=1m utc-offset=-05:30") as? GlucoseMeterDriver)
+        #expect(driver.configuration == .init(lastSequenceNumber: 300, procedureTimeout: .seconds(60), meterUTCOffset: .seconds(-19800)))
+        #expect(driver.lastSequenceNumber == 300)
+        let plain = try #require(try TransmitterRegistry.builtIn.makeDriver(configurationLine: "glucose-meter") as? GlucoseMeterDriver)
+        #expect(plain.configuration == .init())
+    }
+
+    @Test(arguments: ["glucose-meter m last-sequence=70000", "glucose-meter m utc-offset=5", "glucose-meter m utc-offset=+5:00",
+                      "glucose-meter m utc-offset=+15:00", "glucose-meter m racp-timeout=0s", "glucose-meter m sequence=1"])
+    func registryRejects(line: String) {
+        #expect(throws: TransmitterConfigurationError.self) { try TransmitterRegistry.builtIn.makeDriver(configurationLine: line) }
+    }
+}
