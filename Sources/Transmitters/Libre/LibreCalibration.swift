@@ -19,8 +19,8 @@ import Readings
 ///   than the bounds allow is more likely a bad stick (unwashed fingers) than a bad sensor, and
 ///   silently bending every future reading around it would be the worse failure.
 public struct LibreCalibration: Hashable, Sendable, CustomStringConvertible {
-    /// mg/dL per raw unit before calibration (1 / 8.5).
-    public static let milligramsPerDeciliterPerRawUnit = 1 / 8.5
+    /// Raw units per mg/dL before calibration: 8.5 (xDrip's and xdripswift's 117.64705 = 1000 / 8.5).
+    public static let rawUnitsPerMilligramPerDeciliter = 8.5
     /// Least-squares slopes outside this range are rejected (a 40 % gain error either way is
     /// already far beyond what a working sensor shows).
     public static let slopeBounds: ClosedRange<Double> = 0.6...1.4
@@ -66,7 +66,7 @@ public struct LibreCalibration: Hashable, Sendable, CustomStringConvertible {
 
     /// The uncalibrated value of a raw reading: raw / 8.5 mg/dL.
     public static func uncalibrated(raw: Int) -> GlucoseConcentration {
-        GlucoseConcentration(milligramsPerDeciliter: Double(raw) * milligramsPerDeciliterPerRawUnit)
+        GlucoseConcentration(milligramsPerDeciliter: Double(raw) / rawUnitsPerMilligramPerDeciliter)
     }
 
     public func glucose(raw: Int) -> GlucoseConcentration { apply(Self.uncalibrated(raw: raw)) }
