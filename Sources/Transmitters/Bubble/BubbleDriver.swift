@@ -16,7 +16,8 @@ import Wire
 /// - A data stream that stops half-way (no chunk for `packetGapTimeout`), a FRAM that fails its
 ///   checks, or a malformed message is reported with its reason and the request-data command
 ///   re-sent, at most `maximumRetries` times in a row.
-/// - A sensor family other than Libre 1 (patchInfo) is `incompatible`.
+/// - A sensor family other than Libre 1 (patchInfo) is `incompatible`, reported each cycle; the
+///   link stays up so a sensor swap is seen.
 /// - The Bubble has no "new sensor" message: a sensor UID different from the last one is a new
 ///   sensor (`newSensorDetected`, calibration and backfill forgotten).
 /// - `0xBF`: `sensorNotDetected`.
@@ -61,6 +62,9 @@ public struct BubbleDriver: TransmitterDriver {
     /// FRAM bytes received so far in this read.
     public private(set) var fram: [UInt8] = []
     public private(set) var retriesUsed = 0
+    /// Set by a non-Libre-1 patchInfo until the next info message: the FRAM that follows is
+    /// encrypted and is ignored rather than reported as a CRC failure.
+    public private(set) var sensorUnsupported = false
     private var lastChunkAt: MonotonicInstant?
     private var writeWithResponse = false
     private var watchdog: NoDataWatchdog
@@ -82,6 +86,7 @@ public struct BubbleDriver: TransmitterDriver {
     public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
         resetRead()
         retriesUsed = 0
+        sensorUnsupported = false
         if let reason = MiaoMiaoDriver.incompatibility(discovered) {
             phase = .disconnecting(reason: reason)
             watchdog.disarm()
@@ -179,6 +184,7 @@ public struct BubbleDriver: TransmitterDriver {
         case let .info(firmware, battery, hardware):
             self.firmware = firmware
             resetRead()  // a new cycle begins; a half-read FRAM from before is void
+            sensorUnsupported = false
             return [.emit(.info(TransmitterInfo(battery: battery, firmware: firmware.description, hardware: hardware?.description))),
                     command(.requestData(appID: configuration.appID))]
         case let .serial(uid):
@@ -195,8 +201,13 @@ public struct BubbleDriver: TransmitterDriver {
                 return [.emit(.malformedValue(NordicUART.receive, reason: "\(error) in \(bytes.hexString)"))]
             }
             guard let reason = patchInfo.unsupportedReason else { return [] }
-            return [.emit(.incompatible(reason: reason))] + stop(reason: reason)
+            // As for the MiaoMiao: the link stays up for a sensor swap, the event repeats each
+            // cycle, and the (encrypted) data that follows is ignored.
+            sensorUnsupported = true
+            resetRead()
+            return [.emit(.incompatible(reason: reason))]
         case let .data(payload):
+            guard !sensorUnsupported else { return [] }
             fram += payload
             lastChunkAt = now
             guard fram.count >= LibreFRAM.byteCount else { return [] }

@@ -13,7 +13,8 @@ import Wire
 ///
 /// - A complete packet gives `info` (bridge battery, firmware, hardware, sensor UID) and, through
 ///   `LibreSensorSession`, sensor state and age, the live glucose with its trend, and history
-///   backfill. A sensor family other than Libre 1 (patchInfo) is `incompatible`.
+///   backfill. A sensor family other than Libre 1 (patchInfo) is `incompatible`, reported with
+///   every packet while the link stays up (see `receivePacket`).
 /// - A packet that stops half-way, is oversized, malformed, or whose FRAM fails a CRC or a
 ///   sanity check is dropped with its reason and `F0` re-sent, at most `maximumRetries` times
 ///   in a row (a successful read resets the count); after that the driver waits for the
@@ -232,7 +233,11 @@ public struct MiaoMiaoDriver: TransmitterDriver {
         }
         sensorUID = packet.sensorUID
         if let reason = packet.patchInfo?.unsupportedReason {
-            return actions + [.emit(.incompatible(reason: reason))] + stop(reason: reason)
+            // The bridge is fine, the sensor is not: the link stays up so that a sensor swap
+            // (0x32) is heard, and the event repeats with every packet. Disconnecting, as
+            // `incompatible` normally implies, made the app reconnect every two seconds in a
+            // run against the rig. The watchdog is not fed, so no-data still fires.
+            return actions + [.emit(.incompatible(reason: reason))]
         }
         let fram: LibreFRAM
         do { fram = try LibreFRAM(decoding: packet.fram) } catch { return actions + retry(after: "\(error)") }
