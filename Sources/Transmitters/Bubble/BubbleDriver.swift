@@ -10,8 +10,9 @@ import Wire
 /// start command (`00 <app> 05`). The bridge answers with its info message (`0x80`: firmware,
 /// battery, hardware), to which the driver replies with the request-data command; then come the
 /// sensor UID (`0xC0`), patchInfo (`0xC1`) and the FRAM in `0x82` chunks, each carrying payload
-/// from byte 4, accumulated until 344 bytes are in. Bytes beyond 344 in the last chunk are
-/// padding (xDrip reserves 8 "footer" bytes after the FRAM) and are ignored.
+/// from byte 4, accumulated until 344 bytes are in. Bytes beyond 344 are padding (xDrip
+/// reserves 8 "footer" bytes after the FRAM) and are ignored, whether they share the last
+/// chunk or follow in chunks of their own within `packetGapTimeout`.
 ///
 /// - A data stream that stops half-way (no chunk for `packetGapTimeout`), a FRAM that fails its
 ///   checks, or a malformed message is reported with its reason and the request-data command
@@ -65,6 +66,9 @@ public struct BubbleDriver: TransmitterDriver {
     /// Set by a non-Libre-1 patchInfo until the next info message: the FRAM that follows is
     /// encrypted and is ignored rather than reported as a CRC failure.
     public private(set) var sensorUnsupported = false
+    /// Chunks of a burst whose FRAM is already complete are footer padding until this instant
+    /// (pushed on by each such chunk; cleared when we ask for data again).
+    private var trailingChunksUntil: MonotonicInstant?
     private var lastChunkAt: MonotonicInstant?
     private var writeWithResponse = false
     private var watchdog: NoDataWatchdog
@@ -157,6 +161,7 @@ public struct BubbleDriver: TransmitterDriver {
     private mutating func resetRead() {
         fram = []
         lastChunkAt = nil
+        trailingChunksUntil = nil
     }
 
     private mutating func stop(reason: String) -> [DriverAction] {
@@ -171,6 +176,7 @@ public struct BubbleDriver: TransmitterDriver {
             return [.emit(.malformedValue(NordicUART.receive, reason: "\(reason); no retries left, waiting for the Bubble's next cycle"))]
         }
         retriesUsed += 1
+        trailingChunksUntil = nil  // what comes now answers the new request
         return [.emit(.malformedValue(NordicUART.receive, reason: "\(reason); re-requested data (retry \(retriesUsed) of \(configuration.maximumRetries))")),
                 command(.requestData(appID: configuration.appID))]
     }
@@ -208,11 +214,18 @@ public struct BubbleDriver: TransmitterDriver {
             return [.emit(.incompatible(reason: reason))]
         case let .data(payload):
             guard !sensorUnsupported else { return [] }
+            if let until = trailingChunksUntil, now <= until, fram.isEmpty {
+                // xDrip reserves 8 footer bytes after the FRAM: a chunk of them arriving on its
+                // own must not start a new read that then "stops half-way".
+                trailingChunksUntil = now + configuration.packetGapTimeout
+                return []
+            }
             fram += payload
             lastChunkAt = now
             guard fram.count >= LibreFRAM.byteCount else { return [] }
             let bytes = Array(fram.prefix(LibreFRAM.byteCount))
             resetRead()
+            trailingChunksUntil = now + configuration.packetGapTimeout
             let decoded: LibreFRAM
             do { decoded = try LibreFRAM(decoding: bytes) } catch { return retry(after: "\(error)") }
             retriesUsed = 0

@@ -80,6 +80,21 @@ import Wire
         #expect(driver.nextDeadline == done + .seconds(660))
     }
 
+    /// 22 chunks of 16: the footer shares the last chunk. Here it comes alone after 21.5 chunks
+    /// of FRAM (chunks of 8): the lone footer chunk is padding, not the start of a read.
+    @Test func footerInAChunkOfItsOwnIsPadding() {
+        var driver = reading()
+        let padded = LibreFixtures.xDripLibre1 + [UInt8](repeating: 0, count: 8)
+        let chunks = stride(from: 0, to: padded.count, by: 8).map { [0x82, 0x00, 0x00, 0x00] + padded[$0 ..< $0 + 8] }
+        let actions = deliver(chunks, to: &driver, from: Self.t0)
+        #expect(Self.glucose(actions).count == 33)
+        #expect(driver.fram.isEmpty)
+        #expect(driver.nextDeadline == Self.t0 + .milliseconds(20 * 42) + .seconds(660))  // only the watchdog
+        // The next cycle, minutes later, is read normally.
+        let next = deliver(Self.dataChunks(), to: &driver, from: Self.t0 + .seconds(300))
+        #expect(Self.glucose(next).count == 1)
+    }
+
     @Test func stopHalfWayIsDroppedAndReRequestedBoundedly() {
         var driver = reading()
         var now = Self.t0
