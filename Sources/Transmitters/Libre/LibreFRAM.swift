@@ -73,14 +73,14 @@ public struct LibreFRAM: Hashable, Sendable {
         self.maximumWearMinutes = maximumWear
     }
 
-    /// The trend record in ring slot `slot` (0–15).
-    public func trendSlot(_ slot: Int) -> LibreRecord {
+    /// The trend record in ring slot `slot` (0–15; callers hold that range, the ring API is `trend`).
+    func trendSlot(_ slot: Int) -> LibreRecord {
         let start = 28 + LibreRecord.byteCount * slot
         return LibreRecord(bytes[start ..< start + LibreRecord.byteCount])
     }
 
     /// The history record in ring slot `slot` (0–31).
-    public func historySlot(_ slot: Int) -> LibreRecord {
+    func historySlot(_ slot: Int) -> LibreRecord {
         let start = 124 + LibreRecord.byteCount * slot
         return LibreRecord(bytes[start ..< start + LibreRecord.byteCount])
     }
