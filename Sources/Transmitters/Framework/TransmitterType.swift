@@ -45,6 +45,8 @@ public struct TransmitterRegistry: Sendable {
         XBridgeDriver.transmitterType,
         GlucoseMeterDriver.transmitterType,
         CGMServiceDriver.transmitterType,
+        MiaoMiaoDriver.transmitterType,
+        BubbleDriver.transmitterType,
     ])
 
     public mutating func register(_ type: TransmitterType) {

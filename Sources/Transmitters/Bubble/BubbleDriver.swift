@@ -1,0 +1,254 @@
+import Bluetooth
+import Clocks
+import Readings
+import Wire
+
+/// The session state machine for a Bubble bridge carrying a Libre 1 sensor (protocols.md §2.2,
+/// §3; profile in `BubbleProfile`).
+///
+/// On `start`: subscribe to the Nordic UART receive characteristic; once subscribed, write the
+/// start command (`00 <app> 05`). The bridge answers with its info message (`0x80`: firmware,
+/// battery, hardware), to which the driver replies with the request-data command; then come the
+/// sensor UID (`0xC0`), patchInfo (`0xC1`) and the FRAM in `0x82` chunks, each carrying payload
+/// from byte 4, accumulated until 344 bytes are in. Bytes beyond 344 are padding (xDrip
+/// reserves 8 "footer" bytes after the FRAM) and are ignored, whether they share the last
+/// chunk or follow in chunks of their own within `packetGapTimeout`.
+///
+/// - A data stream that stops half-way (no chunk for `packetGapTimeout`), a FRAM that fails its
+///   checks, or a malformed message is reported with its reason and the request-data command
+///   re-sent, at most `maximumRetries` times in a row.
+/// - A sensor family other than Libre 1 (patchInfo) is `incompatible`, reported each cycle; the
+///   link stays up so a sensor swap is seen.
+/// - The Bubble has no "new sensor" message: a sensor UID different from the last one is a new
+///   sensor (`newSensorDetected`, calibration and backfill forgotten).
+/// - `0xBF`: `sensorNotDetected`.
+/// - Watchdog: no usable FRAM for `noDataTimeout` → `noData` and disconnect.
+public struct BubbleDriver: TransmitterDriver {
+    public struct Configuration: Hashable, Sendable {
+        public var noDataTimeout: Duration
+        public var packetGapTimeout: Duration
+        public var maximumRetries: Int
+        /// Byte 1 of every command (see `Bubble`): the projects disagree; xDrip's 0x01 by default.
+        public var appID: UInt8
+        public var intervalMinutes: UInt8
+        public var session: LibreSensorSession.Configuration
+
+        public init(noDataTimeout: Duration = .seconds(11 * 60), packetGapTimeout: Duration = .seconds(3), maximumRetries: Int = 3,
+                    appID: UInt8 = 0x01, intervalMinutes: UInt8 = 5, session: LibreSensorSession.Configuration = .init()) {
+            self.noDataTimeout = noDataTimeout
+            self.packetGapTimeout = packetGapTimeout
+            self.maximumRetries = maximumRetries
+            self.appID = appID
+            self.intervalMinutes = intervalMinutes
+            self.session = session
+        }
+    }
+
+    public enum Phase: Hashable, Sendable {
+        case notStarted
+        case awaitingSubscription
+        case reading
+        case disconnecting(reason: String)
+        case disconnected(reason: String)
+    }
+
+    public static var profile: TransmitterProfile { BubbleProfile.profile }
+
+    public let device: DeviceID
+    public let configuration: Configuration
+    public private(set) var phase: Phase = .notStarted
+    public private(set) var libre: LibreSensorSession
+    public private(set) var firmware: Bubble.Version?
+    public private(set) var sensorUID: [UInt8]?
+    /// FRAM bytes received so far in this read.
+    public private(set) var fram: [UInt8] = []
+    public private(set) var retriesUsed = 0
+    /// Set by a non-Libre-1 patchInfo until the next info message: the FRAM that follows is
+    /// encrypted and is ignored rather than reported as a CRC failure.
+    public private(set) var sensorUnsupported = false
+    /// Chunks of a burst whose FRAM is already complete are footer padding until this instant
+    /// (pushed on by each such chunk; cleared when we ask for data again).
+    private var trailingChunksUntil: MonotonicInstant?
+    private var lastChunkAt: MonotonicInstant?
+    private var writeWithResponse = false
+    private var watchdog: NoDataWatchdog
+
+    public init(device: DeviceID, configuration: Configuration = Configuration()) {
+        self.device = device
+        self.configuration = configuration
+        self.libre = LibreSensorSession(device: device, source: NordicUART.receive, configuration: configuration.session)
+        self.watchdog = NoDataWatchdog(timeout: configuration.noDataTimeout)
+    }
+
+    public var nextDeadline: MonotonicInstant? {
+        guard isActive else { return nil }
+        return earliest(watchdog.deadline, lastChunkAt.map { $0 + configuration.packetGapTimeout })
+    }
+
+    private var isActive: Bool { phase == .awaitingSubscription || phase == .reading }
+
+    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
+        resetRead()
+        retriesUsed = 0
+        sensorUnsupported = false
+        if let reason = MiaoMiaoDriver.incompatibility(discovered) {
+            phase = .disconnecting(reason: reason)
+            watchdog.disarm()
+            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
+        }
+        writeWithResponse = discovered.characteristic(NordicUART.write, in: NordicUART.service)?.properties.contains(.writeWithoutResponse) != true
+        phase = .awaitingSubscription
+        watchdog.arm(at: now)
+        return [.emit(.connected), .subscribe(NordicUART.receive, indications: false)]
+    }
+
+    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
+        switch input {
+        case let .disconnected(reason):
+            guard phase != .notStarted else { return [] }
+            if case .disconnected = phase { return [] }
+            phase = .disconnected(reason: reason)
+            watchdog.disarm()
+            resetRead()
+            return [.emit(.disconnected(reason: reason))]
+        case let .calibration(reference, takenAt):
+            return libre.calibrate(reference, takenAt: takenAt, at: now).map { .emit($0) }
+        default:
+            break
+        }
+        guard isActive else { return [] }
+        switch input {
+        case .subscribed(NordicUART.receive):
+            phase = .reading
+            watchdog.arm(at: now)
+            return [command(.start(appID: configuration.appID, intervalMinutes: configuration.intervalMinutes))]
+        case let .value(NordicUART.receive, bytes, _):
+            return receiveMessage(bytes, at: now)
+        case let .operationFailed(operation, failure):
+            var actions: [DriverAction] = [.emit(.operationFailed(operation, failure))]
+            if operation == .subscribe(NordicUART.receive) {
+                actions += stop(reason: "cannot subscribe to the Bubble: \(failure)")
+            }
+            return actions
+        case let .pairingFailed(reason):
+            return [.emit(.pairingFailed(reason: reason))]
+        default:
+            return []
+        }
+    }
+
+    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
+        guard isActive else { return [] }
+        var actions: [DriverAction] = []
+        if let last = lastChunkAt, now >= last + configuration.packetGapTimeout {
+            let reason = "Bubble data stopped after \(fram.count) of \(LibreFRAM.byteCount) FRAM bytes (no chunk for \(Int(configuration.packetGapTimeout.seconds)) s)"
+            resetRead()
+            actions += retry(after: reason)
+        }
+        if let since = watchdog.since, watchdog.expire(at: now) {
+            let reason = "no Libre reading from the Bubble for \(Int((now - since).seconds)) s"
+            actions += [.emit(.noData(since: since, duration: now - since))] + stop(reason: reason)
+        }
+        return actions
+    }
+
+    // MARK: - Steps
+
+    private func command(_ command: Bubble.Command) -> DriverAction {
+        .write(NordicUART.write, command.bytes, withResponse: writeWithResponse)
+    }
+
+    private mutating func resetRead() {
+        fram = []
+        lastChunkAt = nil
+        trailingChunksUntil = nil
+    }
+
+    private mutating func stop(reason: String) -> [DriverAction] {
+        phase = .disconnecting(reason: reason)
+        watchdog.disarm()
+        resetRead()
+        return [.disconnect(reason: reason)]
+    }
+
+    private mutating func retry(after reason: String) -> [DriverAction] {
+        guard retriesUsed < configuration.maximumRetries else {
+            return [.emit(.malformedValue(NordicUART.receive, reason: "\(reason); no retries left, waiting for the Bubble's next cycle"))]
+        }
+        retriesUsed += 1
+        trailingChunksUntil = nil  // what comes now answers the new request
+        return [.emit(.malformedValue(NordicUART.receive, reason: "\(reason); re-requested data (retry \(retriesUsed) of \(configuration.maximumRetries))")),
+                command(.requestData(appID: configuration.appID))]
+    }
+
+    private mutating func receiveMessage(_ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
+        let message: Bubble.Message
+        do { message = try Bubble.Message(decoding: bytes) } catch {
+            return [.emit(.malformedValue(NordicUART.receive, reason: "\(error) in \(bytes.hexString)"))]
+        }
+        switch message {
+        case let .info(firmware, battery, hardware):
+            self.firmware = firmware
+            resetRead()  // a new cycle begins; a half-read FRAM from before is void
+            sensorUnsupported = false
+            return [.emit(.info(TransmitterInfo(battery: battery, firmware: firmware.description, hardware: hardware?.description))),
+                    command(.requestData(appID: configuration.appID))]
+        case let .serial(uid):
+            var actions: [DriverAction] = [.emit(.info(TransmitterInfo(serialNumber: uid.map(hex2).joined())))]
+            if let known = sensorUID, known != uid {
+                libre.sensorChanged()
+                actions.append(.emit(.newSensorDetected))
+            }
+            sensorUID = uid
+            return actions
+        case let .patchInfo(bytes):
+            let patchInfo: LibrePatchInfo
+            do { patchInfo = try Bubble.patchInfo(in: bytes, firmware: firmware) } catch {
+                return [.emit(.malformedValue(NordicUART.receive, reason: "\(error) in \(bytes.hexString)"))]
+            }
+            guard let reason = patchInfo.unsupportedReason else { return [] }
+            // As for the MiaoMiao: the link stays up for a sensor swap, the event repeats each
+            // cycle, and the (encrypted) data that follows is ignored.
+            sensorUnsupported = true
+            resetRead()
+            return [.emit(.incompatible(reason: reason))]
+        case let .data(payload):
+            guard !sensorUnsupported else { return [] }
+            if let until = trailingChunksUntil, now <= until, fram.isEmpty {
+                // xDrip reserves 8 footer bytes after the FRAM: a chunk of them arriving on its
+                // own must not start a new read that then "stops half-way".
+                trailingChunksUntil = now + configuration.packetGapTimeout
+                return []
+            }
+            fram += payload
+            lastChunkAt = now
+            guard fram.count >= LibreFRAM.byteCount else { return [] }
+            let bytes = Array(fram.prefix(LibreFRAM.byteCount))
+            resetRead()
+            trailingChunksUntil = now + configuration.packetGapTimeout
+            let decoded: LibreFRAM
+            do { decoded = try LibreFRAM(decoding: bytes) } catch { return retry(after: "\(error)") }
+            retriesUsed = 0
+            watchdog.feed(at: now)
+            return libre.process(decoded, at: now).map { .emit($0) }
+        case let .decryptedData(code):
+            return [.emit(.malformedValue(NordicUART.receive, reason: "Bubble sent decrypted Libre 2 data (0x\(hex2(code))), which Vigil never requests"))]
+        case .noSensor:
+            resetRead()
+            return [.emit(.sensorNotDetected)]
+        }
+    }
+}
+
+extension BubbleDriver {
+    /// The registry entry: `bubble [NAME] [no-data-timeout=11m]`.
+    public static let transmitterType = TransmitterType(
+        name: "bubble",
+        summary: "Bubble bridge for a FreeStyle Libre 1 sensor (Nordic UART)",
+        driver: BubbleDriver.self
+    ) { (configuration) throws(TransmitterConfigurationError) -> BubbleDriver in
+        try configuration.rejectUnknownOptions(known: ["no-data-timeout"])
+        let timeout = try configuration.duration("no-data-timeout", default: .seconds(11 * 60))
+        return BubbleDriver(device: configuration.device, configuration: Configuration(noDataTimeout: timeout))
+    }
+}

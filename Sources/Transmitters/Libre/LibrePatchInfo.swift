@@ -1,0 +1,79 @@
+/// The 6-byte patchInfo a bridge reads from the sensor; byte 0 names the sensor family
+/// (protocols.md §2.1: xdripswift …/Libre/Utilities/LibreSensorType.swift).
+///
+/// Only Libre 1 sends a plain FRAM; the others encrypt it, and decryption is out of scope.
+/// xDrip's NFCReaderXTest labels patchInfo `9D 08 30 …` "libre1" while its FRAM is plain; we
+/// follow xdripswift's table (9D = Libre 2 EU) and reject such a sensor with its family named,
+/// because an encrypted FRAM would otherwise surface only as a baffling CRC mismatch.
+public struct LibrePatchInfo: Hashable, Sendable, CustomStringConvertible {
+    public static let byteCount = 6
+
+    public enum Family: Hashable, Sendable, CustomStringConvertible {
+        case libre1
+        case libre2EU
+        case libre2PlusEU
+        case libreUS14Day
+        case librePro
+        case unknown(UInt8)
+
+        public init(byte: UInt8) {
+            switch byte {
+            case 0xDF, 0xA2: self = .libre1
+            case 0x9D, 0xC5: self = .libre2EU
+            case 0xC6, 0x7F: self = .libre2PlusEU
+            case 0xE5, 0xE6: self = .libreUS14Day
+            case 0x70: self = .librePro
+            default: self = .unknown(byte)
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .libre1: "Libre 1"
+            case .libre2EU: "Libre 2 EU"
+            case .libre2PlusEU: "Libre 2 Plus EU"
+            case .libreUS14Day: "Libre US 14-day"
+            case .librePro: "Libre Pro/H"
+            case let .unknown(byte): "unknown sensor family 0x\(String(byte, radix: 16, uppercase: true))"
+            }
+        }
+    }
+
+    public let bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) throws(LibrePatchInfoError) {
+        guard bytes.count == Self.byteCount else { throw .wrongLength(bytes.count) }
+        self.bytes = bytes
+    }
+
+    /// For callers that have already sliced exactly six bytes.
+    init(checked bytes: [UInt8]) {
+        precondition(bytes.count == Self.byteCount)
+        self.bytes = bytes
+    }
+
+    public var family: Family { Family(byte: bytes[0]) }
+
+    /// Nil for Libre 1; otherwise why Vigil cannot read this sensor.
+    public var unsupportedReason: String? {
+        family == .libre1 ? nil
+            : "sensor is \(family) (patchInfo \(bytes.map { hex2($0) }.joined(separator: " "))): its FRAM is encrypted; only Libre 1 is supported"
+    }
+
+    public var description: String { "\(family)" }
+}
+
+public enum LibrePatchInfoError: Error, Hashable, Sendable, CustomStringConvertible {
+    case wrongLength(Int)
+
+    public var description: String {
+        switch self {
+        case let .wrongLength(count): "patchInfo of \(count) bytes, expected 6"
+        }
+    }
+}
+
+func hex2(_ byte: UInt8) -> String {
+    let text = String(byte, radix: 16, uppercase: true)
+    return text.count < 2 ? "0" + text : text
+}

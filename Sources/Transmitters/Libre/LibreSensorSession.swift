@@ -1,0 +1,175 @@
+import Bluetooth
+import Clocks
+import Readings
+
+/// What a Libre 1 bridge driver (MiaoMiao, Bubble) does with a decoded FRAM and with
+/// fingersticks: sensor state and age as `info`, the newest trend record as the live glucose
+/// with a trend direction, the history ring as backfill, and user calibration. Sans-IO: times
+/// are monotonic instants handed in, and readings are dated `now − age of the record`.
+///
+/// Backfill: each FRAM repeats up to 8 hours of history, so the session remembers the newest
+/// history time it has emitted and only emits newer records (`historyDuplicateTolerance` absorbs
+/// the minute rounding between two reads). A new sensor resets that, and the calibration.
+///
+/// Calibration: a fingerstick is paired with the uncalibrated sensor value nearest in time
+/// (within `calibrationMatchWindow`) among the trend samples of recent FRAMs. A stick that
+/// arrives before the FRAM covering it waits up to `pendingCalibrationLifetime`. Points older
+/// than `calibrationMaximumAge` are dropped; the newest `maximumCalibrationPoints` are fitted
+/// by `LibreCalibration.fit`. Problems are reported as `malformedValue` events on the bridge's
+/// receive characteristic (the framework has no dedicated calibration event).
+public struct LibreSensorSession: Hashable, Sendable {
+    public struct Configuration: Hashable, Sendable {
+        public var historyTiming: LibreHistoryTiming
+        public var calibrationMatchWindow: Duration
+        public var pendingCalibrationLifetime: Duration
+        public var calibrationMaximumAge: Duration
+        public var maximumCalibrationPoints: Int
+        public var historyDuplicateTolerance: Duration
+
+        public init(historyTiming: LibreHistoryTiming = .comment, calibrationMatchWindow: Duration = .seconds(5 * 60),
+                    pendingCalibrationLifetime: Duration = .seconds(20 * 60), calibrationMaximumAge: Duration = .seconds(4 * 24 * 3600),
+                    maximumCalibrationPoints: Int = 6, historyDuplicateTolerance: Duration = .seconds(7 * 60 + 30)) {
+            self.historyTiming = historyTiming
+            self.calibrationMatchWindow = calibrationMatchWindow
+            self.pendingCalibrationLifetime = pendingCalibrationLifetime
+            self.calibrationMaximumAge = calibrationMaximumAge
+            self.maximumCalibrationPoints = maximumCalibrationPoints
+            self.historyDuplicateTolerance = historyDuplicateTolerance
+        }
+    }
+
+    /// Fingerstick references outside this range (mg/dL) are not believed.
+    public static let plausibleReference: ClosedRange<Double> = 20...600
+    /// How long uncalibrated trend samples are kept for pairing with fingersticks.
+    static let sampleRetention: Duration = .seconds(60 * 60)
+
+    struct Sample: Hashable, Sendable {
+        var time: MonotonicInstant
+        var sensor: GlucoseConcentration
+    }
+
+    struct PendingCalibration: Hashable, Sendable {
+        var reference: GlucoseConcentration
+        var takenAt: MonotonicInstant
+    }
+
+    public let device: DeviceID
+    /// Where problems are reported (`malformedValue`): the bridge's receive characteristic.
+    public let source: BluetoothUUID
+    public let configuration: Configuration
+    public private(set) var calibration: LibreCalibration = .uncalibrated
+    public private(set) var calibrationPoints: [LibreCalibration.Point] = []
+    /// The newest history time already emitted.
+    public private(set) var newestBackfilled: MonotonicInstant?
+    private var samples: [Sample] = []
+    private var pending: [PendingCalibration] = []
+
+    public init(device: DeviceID, source: BluetoothUUID, configuration: Configuration = Configuration()) {
+        self.device = device
+        self.source = source
+        self.configuration = configuration
+    }
+
+    /// A different sensor: its history, samples and calibration are not ours.
+    public mutating func sensorChanged() {
+        calibration = .uncalibrated
+        calibrationPoints = []
+        newestBackfilled = nil
+        samples = []
+        pending = []
+    }
+
+    /// Events for one FRAM read at `now`.
+    public mutating func process(_ fram: LibreFRAM, at now: MonotonicInstant) -> [TransmitterEvent] {
+        var events: [TransmitterEvent] = [
+            .info(TransmitterInfo(sensorState: fram.sensorState.description, sensorAge: .seconds(60 * fram.sensorAgeMinutes))),
+        ]
+        guard fram.sensorState.givesGlucose else { return events }
+
+        let trend = fram.trend
+        for (k, record) in trend.enumerated() where record.problem == nil {
+            remember(Sample(time: now - fram.trendAge(k), sensor: LibreCalibration.uncalibrated(raw: record.rawGlucose)))
+        }
+        samples.removeAll { now - $0.time > Self.sampleRetention }
+        events += retryPending(at: now)
+
+        if let problem = trend[0].problem {
+            events.append(.malformedValue(source, reason: "newest Libre trend record unusable: \(problem)"))
+        } else {
+            let live = calibration.glucose(raw: trend[0].rawGlucose)
+            if live.milligramsPerDeciliter > 0 {
+                let points = trend.enumerated().compactMap { k, record in
+                    record.problem == nil ? (minutesAgo: k, glucose: calibration.glucose(raw: record.rawGlucose)) : nil
+                }
+                let direction = LibreTrendRate.rate(points).map { LibreTrendRate.direction(milligramsPerDeciliterPerMinute: $0) } ?? .notComputable
+                events.append(.reading(Reading(device: device, value: .glucose(live, trend: direction), time: .monotonic(now))))
+            } else {
+                events.append(.malformedValue(source, reason: "calibrated Libre glucose \(live) is not positive (\(calibration))"))
+            }
+        }
+        events += backfill(fram, at: now)
+        return events
+    }
+
+    /// A fingerstick reference, measured at `takenAt`.
+    public mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [TransmitterEvent] {
+        guard Self.plausibleReference.contains(reference.milligramsPerDeciliter) else {
+            return [.malformedValue(source, reason: "calibration \(reference) ignored: outside \(Int(Self.plausibleReference.lowerBound))–\(Int(Self.plausibleReference.upperBound)) mg/dL")]
+        }
+        pending.append(PendingCalibration(reference: reference, takenAt: takenAt))
+        return retryPending(at: now)
+    }
+
+    // MARK: - Steps
+
+    private mutating func remember(_ sample: Sample) {
+        // The same minute arrives in several consecutive FRAMs; keep the newest read of it.
+        samples.removeAll { abs(($0.time - sample.time).seconds) < 30 }
+        samples.append(sample)
+    }
+
+    private mutating func retryPending(at now: MonotonicInstant) -> [TransmitterEvent] {
+        var events: [TransmitterEvent] = []
+        var stillPending: [PendingCalibration] = []
+        var changed = false
+        for stick in pending {
+            let nearest = samples.min { abs(($0.time - stick.takenAt).seconds) < abs(($1.time - stick.takenAt).seconds) }
+            if let nearest, abs((nearest.time - stick.takenAt).seconds) <= configuration.calibrationMatchWindow.seconds {
+                calibrationPoints.append(LibreCalibration.Point(sensor: nearest.sensor, reference: stick.reference, takenAt: stick.takenAt))
+                changed = true
+            } else if now - stick.takenAt <= configuration.pendingCalibrationLifetime {
+                stillPending.append(stick)
+            } else {
+                events.append(.malformedValue(source, reason: "calibration \(stick.reference) ignored: no Libre value within \(Int(configuration.calibrationMatchWindow.seconds / 60)) min of the fingerstick"))
+            }
+        }
+        pending = stillPending
+        if changed {
+            calibrationPoints.removeAll { now - $0.takenAt > configuration.calibrationMaximumAge }
+            calibrationPoints.sort { $0.takenAt < $1.takenAt }
+            calibrationPoints = Array(calibrationPoints.suffix(configuration.maximumCalibrationPoints))
+            calibration = LibreCalibration.fit(calibrationPoints)
+            if let reason = calibration.fallbackReason {
+                events.append(.malformedValue(source, reason: "Libre calibration fell back to \(calibration.method): \(reason)"))
+            }
+        }
+        return events
+    }
+
+    private mutating func backfill(_ fram: LibreFRAM, at now: MonotonicInstant) -> [TransmitterEvent] {
+        var readings: [Reading] = []
+        for (k, record) in fram.history.enumerated() {
+            guard let age = fram.historyAge(k, timing: configuration.historyTiming) else { break }
+            let time = now - age
+            if let newestBackfilled, time <= newestBackfilled + configuration.historyDuplicateTolerance { break }
+            // An unusable slot is skipped, not reported: history gaps (sensor errors at the time)
+            // are normal and the live value already carries the alarm-relevant news.
+            guard record.problem == nil else { continue }
+            let glucose = calibration.glucose(raw: record.rawGlucose)
+            guard glucose.milligramsPerDeciliter > 0 else { continue }
+            readings.append(Reading(device: device, value: .glucose(glucose, trend: nil), time: .monotonic(time)))
+        }
+        if case let .monotonic(newest)? = readings.first?.time { newestBackfilled = newest }
+        return readings.reversed().map { .reading($0) }
+    }
+}
