@@ -39,7 +39,10 @@ public struct TransmitterRegistry: Sendable {
     }
 
     /// Every built-in type. Adding a transmitter type means adding it here.
-    public static let builtIn = TransmitterRegistry([HeartRateDriver.transmitterType])
+    public static let builtIn = TransmitterRegistry([
+        HeartRateDriver.transmitterType,
+        DexcomDriver.transmitterType,
+    ])
 
     public mutating func register(_ type: TransmitterType) {
         if let index = types.firstIndex(where: { $0.name == type.name }) { types[index] = type } else { types.append(type) }
