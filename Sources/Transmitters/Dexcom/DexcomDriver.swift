@@ -93,23 +93,23 @@ public struct DexcomDriver: TransmitterDriver {
 
     public let device: DeviceID
     public let configuration: Configuration
-    public private(set) var phase: Phase = .notStarted
+    public internal(set) var phase: Phase = .notStarted
 
     // Kept across sessions (one driver serves every reconnection).
     /// Dex time of the last glucose reply received, for gap detection.
-    public private(set) var lastGlucoseTime: Dexcom.DexTime?
+    public internal(set) var lastGlucoseTime: Dexcom.DexTime?
     /// A gap's start that a failed backfill left unfilled; retried next session.
-    public private(set) var unfilledGapStart: Dexcom.DexTime?
+    public internal(set) var unfilledGapStart: Dexcom.DexTime?
     /// True once a bond was made with this transmitter: a later "not bonded" means it was lost.
-    public private(set) var hasBonded = false
-    public private(set) var firmwareKnown = false
+    public internal(set) var hasBonded = false
+    public internal(set) var firmwareKnown = false
 
     // This session only.
-    public private(set) var clock: DexClock?
+    public internal(set) var clock: DexClock?
     /// From this session's TransmitterTimeRx; a backfill never reaches before it.
-    public private(set) var sessionStartTime: Dexcom.DexTime?
-    public private(set) var lastSensor: Dexcom.SensorRx?
-    public private(set) var lastCalibration: Dexcom.CalibrationDataRx?
+    public internal(set) var sessionStartTime: Dexcom.DexTime?
+    public internal(set) var lastSensor: Dexcom.SensorRx?
+    public internal(set) var lastCalibration: Dexcom.CalibrationDataRx?
     var token: [UInt8] = []
     var queue: [Dexcom.ControlRequest] = []
     var encryptedThisSession = false

@@ -20,7 +20,7 @@ extension Dexcom {
         /// upper-cased: IDs are printed in capitals and the key is derived from the printed form.
         public init(_ text: String) throws(TransmitterIDError) {
             let upper = text.uppercased()
-            guard upper.utf8.count == 6, upper.count == 6 else { throw .wrongLength(text) }
+            guard upper.count == 6 else { throw .wrongLength(text) }
             guard upper.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }) else {
                 throw .invalidCharacters(text)
             }

@@ -41,12 +41,14 @@ struct DexcomAuthMessagesTests {
         _ = try Dexcom.BondRequestTx(decoding: [0x07])
     }
 
-    @Test(arguments: [
-        ([UInt8](), "empty"),
+    static let badChallenges: [([UInt8], String)] = [
+        ([], "empty"),
         ([0x03] + [UInt8](repeating: 0, count: 15), "truncated"),
         ([0x03] + [UInt8](repeating: 0, count: 17), "oversized"),
         ([0x05, 0x01, 0x01] + [UInt8](repeating: 0, count: 14), "wrong opcode"),
-    ])
+    ]
+
+    @Test(arguments: badChallenges)
     func authChallengeRejects(_ bytes: [UInt8], _ what: String) {
         #expect(throws: WireError.self, "\(what)") { try Dexcom.AuthChallengeRx(decoding: bytes) }
     }

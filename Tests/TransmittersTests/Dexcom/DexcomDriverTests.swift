@@ -35,7 +35,7 @@ struct DexcomDriverTests {
 
         mutating func start() -> [DriverAction] { driver.start(DexcomDriverTests.services, at: now) }
         mutating func send(_ input: DriverInput) -> [DriverAction] { driver.receive(input, at: now) }
-        mutating func control(_ bytes: [UInt8]) -> [DriverAction] { send(.value(DexcomDriverTests.control, bytes, origin: .indication)) }
+        mutating func indicate(_ bytes: [UInt8]) -> [DriverAction] { send(.value(DexcomDriverTests.control, bytes, origin: .indication)) }
         mutating func advance(_ d: Duration) { now += d }
         /// Jumps to the next deadline and handles it.
         mutating func expire() -> [DriverAction] {
@@ -47,33 +47,33 @@ struct DexcomDriverTests {
         /// Runs authentication to the AuthStatusRx reply and returns the driver's answer to it.
         mutating func authenticate(bonded: Bool) -> [DriverAction] {
             let id = driver.configuration.transmitterID
-            #expect(start() == [.emit(.connected), .write(auth, [0x01] + token + [0x02], withResponse: true)])
-            #expect(send(.writeCompleted(auth)) == [.read(auth)])
-            let reply = Dexcom.AuthChallengeRx(tokenHash: id.hash(token), challenge: challenge).bytes
-            #expect(send(.value(auth, reply, origin: .read)) == [.write(auth, [0x04] + id.hash(challenge), withResponse: true)])
-            #expect(send(.writeCompleted(auth)) == [.read(auth)])
-            return send(.value(auth, Dexcom.AuthStatusRx(authenticated: true, bonded: bonded).bytes, origin: .read))
+            #expect(start() == [.emit(.connected), .write(DexcomDriverTests.auth, [0x01] + token + [0x02], withResponse: true)])
+            #expect(send(.writeCompleted(DexcomDriverTests.auth)) == [.read(DexcomDriverTests.auth)])
+            let reply = Dexcom.AuthChallengeRx(tokenHash: id.hash(DexcomDriverTests.token), challenge: DexcomDriverTests.challenge).bytes
+            #expect(send(.value(DexcomDriverTests.auth, reply, origin: .read)) == [.write(DexcomDriverTests.auth, [0x04] + id.hash(DexcomDriverTests.challenge), withResponse: true)])
+            #expect(send(.writeCompleted(DexcomDriverTests.auth)) == [.read(DexcomDriverTests.auth)])
+            return send(.value(DexcomDriverTests.auth, Dexcom.AuthStatusRx(authenticated: true, bonded: bonded).bytes, origin: .read))
         }
 
         /// From encryption to the first Control request.
         mutating func encryptAndSubscribe() {
             let actions = send(.encrypted)
-            #expect(actions.last == .subscribe(control, indications: true))
-            #expect(send(.subscribed(control)) == [.write(control, Dexcom.ControlRequest.transmitterTime.bytes, withResponse: true)])
-            #expect(send(.writeCompleted(control)) == [])
+            #expect(actions.last == .subscribe(DexcomDriverTests.control, indications: true))
+            #expect(send(.subscribed(DexcomDriverTests.control)) == [.write(DexcomDriverTests.control, Dexcom.ControlRequest.transmitterTime.bytes, withResponse: true)])
+            #expect(send(.writeCompleted(DexcomDriverTests.control)) == [])
         }
 
         /// Answers time, glucose, sensor, calibration, battery (and version on the first
         /// session); returns every action from the glucose reply onward.
         mutating func exchange(currentTime: UInt32, sessionStart: UInt32?, glucose: Dexcom.GlucoseRx, firstSession: Bool = true) -> [DriverAction] {
-            var actions = control(Dexcom.TransmitterTimeRx(currentTime: currentTime, sessionStartTime: sessionStart).bytes)
-            #expect(actions.last == .write(control, Dexcom.ControlRequest.glucoseG6.bytes, withResponse: true))
-            actions = control(glucose.bytes)
-            actions += control(Dexcom.SensorRx(timestamp: glucose.timestamp, raw: .counts(unfiltered: 1000, filtered: 900)).bytes)
-            actions += control(Dexcom.withCRC([UInt8](hex: "33002b290090012900ae00800050e9290000")))
-            actions += control([UInt8](hex: "23 00 3c 01 2f 01 cd 02 1f 24 7b ae"))
+            var actions = indicate(Dexcom.TransmitterTimeRx(currentTime: currentTime, sessionStartTime: sessionStart).bytes)
+            #expect(actions.last == .write(DexcomDriverTests.control, Dexcom.ControlRequest.glucoseG6.bytes, withResponse: true))
+            actions = indicate(glucose.bytes)
+            actions += indicate(Dexcom.SensorRx(timestamp: glucose.timestamp, raw: .counts(unfiltered: 1000, filtered: 900)).bytes)
+            actions += indicate(Dexcom.withCRC([UInt8](hex: "33002b290090012900ae00800050e9290000")))
+            actions += indicate([UInt8](hex: "23 00 3c 01 2f 01 cd 02 1f 24 7b ae"))
             if firstSession {
-                actions += control(Dexcom.VersionRx(firmware: [1, 6, 5, 25], bluetoothFirmware: [4, 0, 0, 1], hardwareRevision: 2,
+                actions += indicate(Dexcom.VersionRx(firmware: [1, 6, 5, 25], bluetoothFirmware: [4, 0, 0, 1], hardwareRevision: 2,
                                                     otherFirmware: [0, 0, 0], asic: 0x4321).bytes)
             }
             return actions
@@ -123,12 +123,12 @@ struct DexcomDriverTests {
         var h = Harness(hours: 0)
         _ = h.authenticate(bonded: true)
         h.encryptAndSubscribe()
-        let actions = h.control(Dexcom.TransmitterTimeRx(currentTime: 7_471_687, sessionStartTime: 7_470_972).bytes)
+        let actions = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 7_471_687, sessionStartTime: 7_470_972).bytes)
         #expect(Self.events(actions) == [.info(TransmitterInfo(sensorAge: .seconds(715)))])
         var impossible = Harness(hours: 0)
         _ = impossible.authenticate(bonded: true)
         impossible.encryptAndSubscribe()
-        let bad = Self.events(impossible.control(Dexcom.TransmitterTimeRx(currentTime: 100, sessionStartTime: 200).bytes))
+        let bad = Self.events(impossible.indicate(Dexcom.TransmitterTimeRx(currentTime: 100, sessionStartTime: 200).bytes))
         #expect(bad == [.malformedValue(Self.control, reason: "impossible sensor age: session start 200 after transmitter time 100")])
     }
 
@@ -253,10 +253,10 @@ struct DexcomDriverTests {
         var h = Harness(hours: 0)
         _ = h.authenticate(bonded: true)
         h.encryptAndSubscribe()
-        _ = h.control(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
+        _ = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
         var bytes = Self.glucose(123, at: 9_990).bytes
         bytes[15] ^= 0x55
-        let actions = h.control(bytes)
+        let actions = h.indicate(bytes)
         #expect(Self.readings(actions).isEmpty)
         guard case .emit(.malformedValue(Self.control, let reason))? = actions.first else {
             Issue.record("expected malformedValue, got \(actions)")
@@ -279,10 +279,10 @@ struct DexcomDriverTests {
         var h = Harness(hours: 0)
         _ = h.authenticate(bonded: true)
         h.encryptAndSubscribe()
-        let unexpected = h.control(Self.glucose(100, at: 5).bytes)  // glucose while waiting for the time
+        let unexpected = h.indicate(Self.glucose(100, at: 5).bytes)  // glucose while waiting for the time
         #expect(Self.events(unexpected).count == 1)
-        _ = h.control(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 9_000).bytes)
-        let future = h.control(Self.glucose(100, at: 20_000).bytes)
+        _ = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 9_000).bytes)
+        let future = h.indicate(Self.glucose(100, at: 20_000).bytes)
         #expect(Self.readings(future).isEmpty)
         #expect(Self.events(future).contains(.malformedValue(Self.control, reason: "glucose time 20000 is after the transmitter time 10000; discarded")))
     }
@@ -310,7 +310,7 @@ struct DexcomDriverTests {
         var rx = Dexcom.BackfillRx(startTime: 10_000, endTime: 11_800, bufferLength: UInt32(full.joined().count),
                                    bufferCRC: CRC16.xmodem(full.joined()))
         rx = completion?(rx) ?? rx
-        backfill += h.control(rx.bytes)
+        backfill += h.indicate(rx.bytes)
         return (live, backfill)
     }
 
@@ -326,7 +326,7 @@ struct DexcomDriverTests {
         let frames = Dexcom.BackfillBuffer.frames(records: [])
         for frame in frames { _ = h.send(.value(Self.backfill, frame, origin: .notification)) }
         let rx = Dexcom.BackfillRx(startTime: 1_000, endTime: 10_000, bufferLength: 6, bufferCRC: CRC16.xmodem(frames.joined()))
-        #expect(h.control(rx.bytes) == [.write(Self.control, [0x09], withResponse: false)])
+        #expect(h.indicate(rx.bytes) == [.write(Self.control, [0x09], withResponse: false)])
         _ = h.send(.disconnected(reason: "remote"))
     }
 
@@ -337,11 +337,12 @@ struct DexcomDriverTests {
         let (live, backfill) = sessionAfterGap(&h)
         #expect(Self.readings(live).map(\.value) == [.glucose(GlucoseConcentration(milligramsPerDeciliter: 130), trend: .flat)])
         let times = Self.readings(backfill).map(\.time)
-        // 10000…11800 every 300 s = 7 records; 10600 is warm-up and 11800 is the live reading.
-        #expect(times.count == 5)
+        // 10000…11800 every 300 s = 7 records: 10000 was stored in the first session, 10600 is
+        // warm-up and 11800 is this session's live reading, which leaves 4.
+        #expect(times.count == 4)
         let t = h.now  // the time reply arrived "now" with current time 12000
-        #expect(times.first == .monotonic(t - .seconds(2_000)))
-        #expect(Self.readings(backfill).first?.value == .glucose(GlucoseConcentration(milligramsPerDeciliter: 100), trend: .flat))
+        #expect(times.first == .monotonic(t - .seconds(1_700)))
+        #expect(Self.readings(backfill).first?.value == .glucose(GlucoseConcentration(milligramsPerDeciliter: 105), trend: .flat))
         #expect(backfill.last == .write(Self.control, [0x09], withResponse: false))
         #expect(h.driver.unfilledGapStart == nil)
     }
@@ -403,9 +404,9 @@ struct DexcomDriverTests {
         var all: [DriverAction] = []
         all += h.send(.value(Self.auth, Dexcom.AuthChallengeRx(tokenHash: [0, 0, 0, 0, 0, 0, 0, 0], challenge: Self.challenge).bytes, origin: .indication))
         all += h.send(.value(Self.auth, [0x05, 0x01, 0x01], origin: .indication))
-        all += h.control(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 9_000).bytes)
-        all += h.control(Self.glucose(140, at: 9_995, trend: 25).bytes)
-        all += h.control([UInt8](hex: "23 00 3c 01 2f 01 cd 02 1f 24 7b ae"))
+        all += h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 9_000).bytes)
+        all += h.indicate(Self.glucose(140, at: 9_995, trend: 25).bytes)
+        all += h.indicate([UInt8](hex: "23 00 3c 01 2f 01 cd 02 1f 24 7b ae"))
         #expect(!all.contains { if case .write = $0 { true } else { false } })
         #expect(Self.readings(all).map(\.value) == [.glucose(GlucoseConcentration(milligramsPerDeciliter: 140), trend: .singleUp)])
         #expect(Self.readings(all).first?.time == .monotonic(h.now - .seconds(5)))
@@ -418,13 +419,13 @@ struct DexcomDriverTests {
     @Test func listenOnlyObservesABackfill() {
         var h = Harness(listenOnly: true)
         _ = h.start()
-        _ = h.control(Self.glucose(140, at: 10_000).bytes)  // no time reply seen: dated now
+        _ = h.indicate(Self.glucose(140, at: 10_000).bytes)  // no time reply seen: dated now
         let records = [Dexcom.BackfillRecord(timestamp: 9_400, glucoseMilligramsPerDeciliter: 120, calibrationState: .ok, trend: 0),
                        Dexcom.BackfillRecord(timestamp: 9_700, glucoseMilligramsPerDeciliter: 125, calibrationState: .ok, trend: 0)]
         let frames = Dexcom.BackfillBuffer.frames(records: records)
         for frame in frames { _ = h.send(.value(Self.backfill, frame, origin: .notification)) }
         let rx = Dexcom.BackfillRx(startTime: 9_400, endTime: 9_700, bufferLength: UInt32(frames.joined().count), bufferCRC: CRC16.xmodem(frames.joined()))
-        let actions = h.control(rx.bytes)
+        let actions = h.indicate(rx.bytes)
         #expect(Self.readings(actions).map(\.time) == [.monotonic(h.now - .seconds(600)), .monotonic(h.now - .seconds(300))])
     }
 
@@ -460,7 +461,7 @@ struct DexcomDriverTests {
         var h = Harness(hours: 0, id: try! Dexcom.TransmitterID("4023AB"))
         _ = h.authenticate(bonded: true)
         h.encryptAndSubscribe()
-        let actions = h.control(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
+        let actions = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
         #expect(actions.last == .write(Self.control, [UInt8](hex: "30 53 36"), withResponse: true))
     }
 }
