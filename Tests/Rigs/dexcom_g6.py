@@ -254,7 +254,7 @@ class Transmitter:
                 reply = with_crc(struct.pack("<BBIII", 0x2F, 0, self.latest_reading_time(), 180000, 176000))
                 await self.indicate(connection, reply, {"sent": "sensor"})
             elif opcode == 0x32:
-                reply = with_crc(bytes.fromhex("33002b290090012900ae0080") + struct.pack("<I", self.session_start() + 7200))
+                reply = with_crc(bytes.fromhex("33002b290090012900ae008000") + struct.pack("<I", self.session_start() + 7200))
                 await self.indicate(connection, reply, {"sent": "calibration"})
             elif opcode == 0x22:
                 reply = with_crc(struct.pack("<BBHHHBb", 0x23, 0, 316, 303, 717, 31, 36))

@@ -16,9 +16,6 @@ extension DexcomDriver {
         case (.awaitingAuthChallenge, DexcomProfile.authentication), (.awaitingAuthStatus, DexcomProfile.authentication):
             // Every source reads the reply after the write (protocols.md §1.2).
             return [.read(DexcomProfile.authentication)]
-        case (.disconnecting, DexcomProfile.control):
-            if case let .disconnecting(reason, _) = phase { return [.disconnect(reason: reason)] }
-            return []
         default:
             return []  // Control requests are answered by indications; keep-alive/bond need nothing
         }

@@ -278,8 +278,9 @@ public struct DexcomDriver: TransmitterDriver {
     }
 
     /// Ends a session that did its work: Disconnect (0x09) on Control lets the transmitter
-    /// drop the link itself and keep its 5-minute cycle (CGMBLEKit `disconnect()`); if the link
-    /// is still up when the write completes or a short deadline passes, the host drops it.
+    /// drop the link itself and keep its 5-minute cycle (CGMBLEKit `disconnect()`). Dropping
+    /// it from our side at once would race the write (seen against the Bumble rig), so the
+    /// host is asked only if the link is still up after a short deadline.
     mutating func finish(at now: MonotonicInstant) -> [DriverAction] {
         phase = .disconnecting(reason: "session complete", deadline: now + .seconds(2))
         return [.write(DexcomProfile.control, Dexcom.DisconnectTx().bytes, withResponse: false)]
@@ -306,7 +307,13 @@ extension DexcomDriver {
     /// Builds a driver from a configuration line's options, rejecting what cannot work.
     public init(_ configuration: TransmitterConfiguration) throws(TransmitterConfigurationError) {
         try configuration.rejectUnknownOptions(known: ["transmitter-id", "backfill-hours", "listen-only"])
-        guard let text = configuration.options["transmitter-id"] else {
+        // `vigil run` currently hands TOML strings over with their quotes (RunCommand maps
+        // values through their TOML description); a quoted value is read as its contents.
+        func option(_ key: String) -> String? {
+            guard let text = configuration.options[key] else { return nil }
+            return text.count >= 2 && text.hasPrefix("\"") && text.hasSuffix("\"") ? String(text.dropFirst().dropLast()) : text
+        }
+        guard let text = option("transmitter-id") else {
             throw .invalidOption("transmitter-id", value: "", expected: "the 6-character ID printed on the transmitter")
         }
         let id: Dexcom.TransmitterID
@@ -316,14 +323,14 @@ extension DexcomDriver {
             throw .invalidOption("transmitter-id", value: text, expected: "6 letters or digits starting with 4 (G5) or 8 (G6): \(error)")
         }
         var hours = 3
-        if let text = configuration.options["backfill-hours"] {
+        if let text = option("backfill-hours") {
             guard let value = Int(text), (0...24).contains(value) else {
                 throw .invalidOption("backfill-hours", value: text, expected: "a whole number of hours from 0 to 24")
             }
             hours = value
         }
         var listenOnly = false
-        if let text = configuration.options["listen-only"] {
+        if let text = option("listen-only") {
             switch text {
             case "true", "yes", "1": listenOnly = true
             case "false", "no", "0": listenOnly = false
