@@ -220,7 +220,8 @@ extension DexcomDriver {
     mutating func glucose(_ message: Dexcom.GlucoseRx, at now: MonotonicInstant) -> [DriverAction] {
         let uuid = DexcomProfile.control
         var actions: [DriverAction] = [.emit(.info(TransmitterInfo(sensorState: message.calibrationState.description)))]
-        if let clock, message.timestamp > clock.currentTime + 60 {
+        // Int64: hostile times near 0xFFFFFFFF must not overflow.
+        if let clock, Int64(message.timestamp) > Int64(clock.currentTime) + 60 {
             return actions + [.emit(.malformedValue(uuid, reason: "glucose time \(message.timestamp) is after the transmitter time \(clock.currentTime); discarded"))]
         }
         if case .listening = phase { phase = .listening(deadline: now + configuration.listenTimeout) }
@@ -241,7 +242,7 @@ extension DexcomDriver {
             let cap = message.timestamp > UInt32(configuration.backfillHours * 3600)
                 ? message.timestamp - UInt32(configuration.backfillHours * 3600) : 0
             let start = max(gapStart ?? cap, cap, sessionStartTime ?? 0)
-            if message.timestamp - start > Self.gapThreshold {
+            if start <= message.timestamp, message.timestamp - start > Self.gapThreshold {
                 backfillWindow = (start: start, end: message.timestamp)
             }
         }

@@ -469,4 +469,46 @@ struct DexcomDriverTests {
         let actions = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
         #expect(actions.last == .write(Self.control, [UInt8](hex: "30 53 36"), withResponse: true))
     }
+
+    /// Hostile input in every phase: random values on every characteristic, extreme times.
+    /// Nothing may trap, and nothing undecodable may become a reading.
+    @Test func hostileValuesNeverTrapOrBecomeReadings() {
+        var generator = SplitMix64(seed: 0xDE_C0)
+        for round in 0..<300 {
+            var h = Harness()
+            _ = h.authenticate(bonded: round % 2 == 0)
+            if round % 3 != 0 { h.encryptAndSubscribe() }
+            var all: [DriverAction] = []
+            for _ in 0..<20 {
+                let length = Int(generator.next() % 24)
+                var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+                if !bytes.isEmpty, generator.next() % 2 == 0 {
+                    bytes[0] = [0x25, 0x4F, 0x31, 0x2F, 0x23, 0x21, 0x4B, 0x33, 0x51, 0x03, 0x05][Int(generator.next() % 11)]
+                }
+                let uuid = [Self.control, Self.auth, Self.backfill][Int(generator.next() % 3)]
+                all += h.send(.value(uuid, bytes, origin: .indication))
+            }
+            // Extreme but well-formed times: a clock at the top of the range, a reading after it.
+            all += h.indicate(Dexcom.TransmitterTimeRx(currentTime: 0xFFFF_FFF0, sessionStartTime: 0xFFFF_FFFE).bytes)
+            all += h.indicate(Self.glucose(120, at: 0xFFFF_FFFF).bytes)
+            all += h.expire() + h.expire()
+            for reading in Self.readings(all) {
+                guard case let .glucose(value, _) = reading.value else { continue }
+                #expect(value.milligramsPerDeciliter >= 39)
+            }
+        }
+    }
+}
+
+/// A small deterministic generator so the hostile-input test repeats exactly.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
