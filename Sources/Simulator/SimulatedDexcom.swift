@@ -47,8 +47,10 @@ public struct SimulatedDexcom: Sendable {
 
     public var advertisedName: String { id.advertisedName }
 
+    /// `controlNeedsEncryption: false` is for tests that speak ATT by hand without pairing.
     public func makePeripheral(securityFactory: SecurityFactory? = SMPPeripheralSecurity.factory(),
-                               advertisingInterval: Duration = .milliseconds(100)) -> SimulatedPeripheral {
+                               advertisingInterval: Duration = .milliseconds(100),
+                               controlNeedsEncryption: Bool = true) -> SimulatedPeripheral {
         var ad = AdvertisingData.Builder()
         ad.flags(0x06)
         ad.uuids16([0xFEBC])
@@ -56,7 +58,8 @@ public struct SimulatedDexcom: Sendable {
         let responder = self.responder
         let services = [SimulatedService(DexcomProfile.cgmService, characteristics: [
             SimulatedCharacteristic(DexcomProfile.communication, properties: [.read, .notify]),
-            SimulatedCharacteristic(DexcomProfile.control, properties: [.write, .indicate], cccdAccess: .encryptionRequired),
+            SimulatedCharacteristic(DexcomProfile.control, properties: [.write, .indicate],
+                                    cccdAccess: controlNeedsEncryption ? .encryptionRequired : .open),
             SimulatedCharacteristic(DexcomProfile.authentication, properties: [.read, .write, .indicate],
                                     value: .computed { _ in responder.value }, writeHandler: { responder.write($0) }),
             SimulatedCharacteristic(DexcomProfile.backfill, properties: [.read, .write, .notify]),

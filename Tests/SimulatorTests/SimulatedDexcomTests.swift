@@ -127,4 +127,45 @@ struct SimulatedDexcomTests {
         #expect(peripheral.cccdHandle(of: DexcomProfile.backfill) != nil)
         #expect(dexcom.advertisedName == "DexcomAB")
     }
+
+    /// On the simulated radio, spoken to by hand over ATT: authentication answered from the
+    /// write handler, Control refused until encrypted, and (in the unencrypted test variant)
+    /// Control requests answered by `service` as indications; 0x09 silences it for a cycle.
+    @Test func onTheRadio() throws {
+        var dexcom = SimulatedDexcom(id: Self.id)
+        for needsEncryption in [true, false] {
+            let peripheral = dexcom.makePeripheral(securityFactory: nil, controlNeedsEncryption: needsEncryption)
+            let auth = try #require(peripheral.valueHandle(of: DexcomProfile.authentication))
+            let control = try #require(peripheral.valueHandle(of: DexcomProfile.control))
+            let controlCCCD = try #require(peripheral.cccdHandle(of: DexcomProfile.control))
+            var host = TestHost(peripherals: [peripheral])
+            try host.bringUp()
+            let link = try host.connect(peripheral.address)
+            dexcom.service(&host.controller.radio, at: host.now)
+            let token: [UInt8] = [8, 7, 6, 5, 4, 3, 2, 1]
+            #expect(try host.att(link, [0x12] + le16(auth) + Dexcom.AuthRequestTx(token: token).bytes) == [[0x13]])
+            let challengeRead = try host.att(link, [0x0A] + le16(auth))
+            let challenge = try Dexcom.AuthChallengeRx(decoding: Array(try #require(challengeRead.first).dropFirst()))
+            #expect(challenge.tokenHash == Self.id.hash(token))
+            let answer = Dexcom.AuthChallengeTx(challengeHash: Self.id.hash(challenge.challenge)).bytes
+            #expect(try host.att(link, [0x12] + le16(auth) + answer) == [[0x13]])
+            #expect(try host.att(link, [0x0A] + le16(auth)) == [[0x0B, 0x05, 0x01, 0x00]])  // authenticated, not bonded
+            let subscribe = try host.att(link, [0x12] + le16(controlCCCD) + [0x02, 0x00])
+            if needsEncryption {
+                #expect(subscribe == [[0x01, 0x12] + le16(controlCCCD) + [0x05]])  // Insufficient Authentication
+                continue
+            }
+            #expect(subscribe == [[0x13]])
+            #expect(try host.att(link, [0x12] + le16(control) + Dexcom.ControlRequest.transmitterTime.bytes) == [[0x13]])
+            dexcom.service(&host.controller.radio, at: host.now)
+            let frames = try host.l2capFrames().filter { $0.cid == 4 }.map(\.payload)
+            let expected = Dexcom.TransmitterTimeRx(currentTime: dexcom.dexTime(at: host.now), sessionStartTime: dexcom.sessionStart).bytes
+            #expect(frames == [[0x1D] + le16(control) + expected])
+            host.sendL2CAP(handle: link, cid: 4, [0x1E])
+            #expect(try host.att(link, [0x52] + le16(control) + [0x09]).isEmpty)  // Write Command: no response
+            dexcom.service(&host.controller.radio, at: host.now)
+            #expect(dexcom.nextDeadline == host.now + .seconds(300))
+            #expect(host.controller.radio[peripheral.address.address]?.isAdvertising == false)
+        }
+    }
 }
