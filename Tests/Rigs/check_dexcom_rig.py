@@ -7,7 +7,9 @@ token hash with this file's own AES, AuthChallengeTx, read AuthStatusRx), sends 
 BondRequest, pairs, subscribes to Control, asks time and glucose, checks CRCs and values
 against the rig's log, asks a backfill and validates frames against the 0x51 completion
 (length, buffer CRC, record window), then writes Disconnect (0x09). A second session must
-report bonded = 1. Exits 0 only if every check passed (`CHECK ok|FAIL ...` lines).
+report bonded = 1. With `--faults`, checks instead that --answer-as, --bad-crc and
+--truncate-backfill produce the fault they name. Exits 0 only if every check passed
+(`CHECK ok|FAIL ...` lines).
 """
 
 from __future__ import annotations
@@ -151,11 +153,72 @@ async def run(args) -> int:
     return 0 if checks.failed == 0 else 1
 
 
+async def faults(args) -> int:
+    """Each fault switch of the rig produces exactly the fault it names."""
+    checks = Checks()
+    for switch in (["--answer-as", "8G99ZZ"], ["--bad-crc"], ["--truncate-backfill"]):
+        rig = DexcomRigProcess()
+        await rig.start(["--id", args.id, "--session-age-minutes", "60"] + switch)
+        label = " ".join(switch)
+        try:
+            async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
+                device = Device.with_hci("check-central", hci.Address(CENTRAL_ADDRESS), source, sink)
+                device.keystore = MemoryKeyStore()
+                device.pairing_config_factory = lambda _c: PairingConfig(
+                    sc=True, mitm=False, bonding=True,
+                    delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
+                await device.power_on()
+                connection = await device.connect(hci.Address(rig.info["address"], hci.Address.RANDOM_DEVICE_ADDRESS), timeout=10)
+                peer = Peer(connection)
+                await peer.discover_services()
+                await peer.discover_characteristics()
+                auth = peer.get_characteristics_by_uuid(UUID(AUTHENTICATION))[0]
+                control = peer.get_characteristics_by_uuid(UUID(CONTROL))[0]
+                backfill = peer.get_characteristics_by_uuid(UUID(BACKFILL))[0]
+                await peer.discover_descriptors(control)
+                await peer.discover_descriptors(backfill)
+                token = os.urandom(8)
+                await peer.write_value(auth, b"\x01" + token + b"\x02", with_response=True)
+                challenge_rx = bytes(await peer.read_value(auth))
+                matches = challenge_rx[1:9] == dexcom_hash(args.id, token)
+                if switch[0] == "--answer-as":
+                    checks.check(not matches, f"{label}: token hash does not match our ID")
+                    checks.check(challenge_rx[1:9] == dexcom_hash("8G99ZZ", token), f"{label}: it is the other ID's hash")
+                    continue
+                await peer.write_value(auth, b"\x04" + dexcom_hash(args.id, challenge_rx[9:17]), with_response=True)
+                await peer.read_value(auth)
+                await peer.write_value(auth, b"\x07", with_response=True)
+                await asyncio.wait_for(connection.pair(), 15)
+                replies: asyncio.Queue[bytes] = asyncio.Queue()
+                frames: list[bytes] = []
+                await peer.subscribe(control, lambda value: replies.put_nowait(bytes(value)), prefer_notify=False)
+                await peer.subscribe(backfill, lambda value: frames.append(bytes(value)), prefer_notify=True)
+                await peer.write_value(control, bytes.fromhex("4e0aa9"), with_response=True)
+                glucose = await asyncio.wait_for(replies.get(), 5)
+                if switch[0] == "--bad-crc":
+                    checks.check(not crc_ok(glucose), f"{label}: glucose CRC is wrong", glucose.hex())
+                    continue
+                checks.check(crc_ok(glucose), f"{label}: glucose CRC is right")
+                timestamp = struct.unpack("<I", glucose[6:10])[0]
+                request = with_crc(struct.pack("<BBBBIIIH", 0x50, 5, 2, 0, timestamp - 1800, timestamp, 0, 0))
+                await peer.write_value(control, request, with_response=True)
+                completion = await asyncio.wait_for(replies.get(), 5)
+                length = struct.unpack("<I", completion[12:16])[0]
+                checks.check(crc_ok(completion) and length > len(b"".join(frames)),
+                             f"{label}: frames fall short of the announced length", (length, len(b"".join(frames))))
+        finally:
+            code = await rig.stop()
+            checks.check(code == 0, f"{label}: rig exited cleanly", code)
+    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
+    return 0 if checks.failed == 0 else 1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--id", default="8G12AB")
+    parser.add_argument("--faults", action="store_true", help="check the rig's fault switches instead")
     args = parser.parse_args()
-    sys.exit(asyncio.run(asyncio.wait_for(run(args), 90)))
+    sys.exit(asyncio.run(asyncio.wait_for(faults(args) if args.faults else run(args), 90)))
 
 
 if __name__ == "__main__":

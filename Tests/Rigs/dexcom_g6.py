@@ -93,6 +93,7 @@ class Transmitter:
         self.auth_value = b""
         self.authenticated: set[int] = set()  # connection handles
         self.send_lock = asyncio.Lock()
+        self.readvertising: asyncio.Task | None = None
 
         config = DeviceConfiguration()
         config.name = self.name
@@ -315,7 +316,8 @@ class Transmitter:
         def on_disconnection(reason) -> None:
             self.authenticated.discard(connection.handle)
             emit({"event": "disconnected", "peer": peer, "reason": int(reason)})
-            asyncio.get_running_loop().create_task(self.readvertise())
+            if not self.rig.stopping.is_set():  # links dropped while the rig stops need no cycle
+                self.readvertising = asyncio.get_running_loop().create_task(self.readvertise())
 
         connection.on(connection.EVENT_DISCONNECTION, on_disconnection)
         connection.on(connection.EVENT_PAIRING, lambda keys: emit(
@@ -364,6 +366,8 @@ async def main() -> None:
     await transmitter.device.start_advertising(auto_restart=False)
     rig.ready(port)
     await rig.wait_until_stopped()
+    if transmitter.readvertising is not None:
+        transmitter.readvertising.cancel()  # a pending cycle must not outlive the rig
 
 
 if __name__ == "__main__":
