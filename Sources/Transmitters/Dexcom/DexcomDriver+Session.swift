@@ -41,9 +41,13 @@ extension DexcomDriver {
         if configuration.listenOnly, operation == .subscribe(DexcomProfile.backfill) {
             return [.emit(.operationFailed(operation, failure))]  // glucose still arrives on Control
         }
-        if case .awaitingBackfill = phase {
+        switch phase {
+        case .awaitingBackfillSubscription, .awaitingBackfill:
+            // The live reading is already out: keep the gap for next time and end normally.
             unfilledGapStart = backfillWindow?.start
             return [.emit(.operationFailed(operation, failure))] + finish(at: now)
+        default:
+            break
         }
         return [.emit(.operationFailed(operation, failure))] + stop(reason: "\(operation) failed: \(failure)", at: now)
     }

@@ -395,6 +395,17 @@ struct DexcomDriverTests {
         #expect(h.expire() == [.disconnect(reason: "session complete")])  // the link did not drop by itself
     }
 
+    @Test func backfillSubscriptionRefusedKeepsTheGap() {
+        var h = Harness()
+        _ = h.authenticate(bonded: true)
+        h.encryptAndSubscribe()
+        _ = h.exchange(currentTime: 10_100, sessionStart: 1_000, glucose: Self.glucose(100, at: 10_000))
+        let actions = h.send(.operationFailed(.subscribe(Self.backfill), .attError(code: 0x03)))
+        #expect(actions == [.emit(.operationFailed(.subscribe(Self.backfill), .attError(code: 0x03))),
+                            .write(Self.control, [0x09], withResponse: false)])
+        #expect(h.driver.unfilledGapStart == 1_000)
+    }
+
     // MARK: - Listen-only
 
     @Test func listenOnlyNeverWrites() {
