@@ -18,12 +18,4 @@ struct DexcomTrendTests {
         #expect(Dexcom.Trend.rate(trendByte: -29) == -2.9)
         #expect(Dexcom.Trend.rate(trendByte: 127) == nil)
     }
-
-    @Test func usableStates() {
-        let usable = (0...255).filter { Dexcom.CalibrationState(rawValue: UInt8($0)).hasUsableGlucose }
-        #expect(usable == [6, 7])
-        #expect(Dexcom.CalibrationState.warmup.description == "warmup")
-        #expect(Dexcom.CalibrationState(rawValue: 0x0E).description == "needs calibration (outlier, 0x0E)")
-        #expect(Dexcom.CalibrationState(rawValue: 0x99).description == "state 0x99")
-    }
 }
