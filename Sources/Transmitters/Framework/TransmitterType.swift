@@ -47,6 +47,7 @@ public struct TransmitterRegistry: Sendable {
         CGMServiceDriver.transmitterType,
         MiaoMiaoDriver.transmitterType,
         BubbleDriver.transmitterType,
+        DexcomDriver.transmitterType,
     ])
 
     public mutating func register(_ type: TransmitterType) {

@@ -1,0 +1,330 @@
+import Bluetooth
+import Clocks
+import Readings
+import Wire
+
+// The steps of a session: authentication, bonding, the Control exchange and the backfill.
+extension DexcomDriver {
+    /// A gap longer than one 5-minute cycle plus margin means readings were missed.
+    static let gapThreshold: Dexcom.DexTime = 330
+    /// Dexcom transmitters send glucose values below 39 mg/dL only as special codes;
+    /// CGMBLEKit drops them (Glucose.swift), and so does Vigil.
+    static let lowestGlucose: UInt16 = 39
+
+    mutating func writeCompleted(_ uuid: BluetoothUUID, at now: MonotonicInstant) -> [DriverAction] {
+        switch (phase, uuid) {
+        case (.awaitingAuthChallenge, DexcomProfile.authentication), (.awaitingAuthStatus, DexcomProfile.authentication):
+            // Every source reads the reply after the write (protocols.md §1.2).
+            return [.read(DexcomProfile.authentication)]
+        default:
+            return []  // Control requests are answered by indications; keep-alive/bond need nothing
+        }
+    }
+
+    mutating func subscribed(_ uuid: BluetoothUUID, at now: MonotonicInstant) -> [DriverAction] {
+        switch (phase, uuid) {
+        case (.awaitingControlSubscription, DexcomProfile.control):
+            queue = [.transmitterTime, id.generation == .g5 ? .glucoseG5 : .glucoseG6, .sensor, .calibrationData, .battery]
+            if !firmwareKnown { queue.append(.firmwareVersion) }
+            return nextRequest(at: now)
+        case (.awaitingBackfillSubscription, DexcomProfile.backfill):
+            guard let window = backfillWindow else { return finish(at: now) }
+            phase = .awaitingBackfill(deadline: now + configuration.backfillTimeout)
+            return [.write(DexcomProfile.control, Dexcom.BackfillTx(startTime: window.start, endTime: window.end).bytes, withResponse: true)]
+        default:
+            return []
+        }
+    }
+
+    mutating func operationFailed(_ operation: GATTOperation, _ failure: OperationFailure, at now: MonotonicInstant) -> [DriverAction] {
+        guard isWaiting else { return [] }
+        if configuration.listenOnly, operation == .subscribe(DexcomProfile.backfill) {
+            return [.emit(.operationFailed(operation, failure))]  // glucose still arrives on Control
+        }
+        switch phase {
+        case .awaitingBackfillSubscription, .awaitingBackfill:
+            // The live reading is already out: keep the gap for next time and end normally.
+            unfilledGapStart = backfillWindow?.start
+            return [.emit(.operationFailed(operation, failure))] + finish(at: now)
+        default:
+            break
+        }
+        return [.emit(.operationFailed(operation, failure))] + stop(reason: "\(operation) failed: \(failure)", at: now)
+    }
+
+    mutating func encrypted(at now: MonotonicInstant) -> [DriverAction] {
+        encryptedThisSession = true
+        var actions: [DriverAction] = []
+        switch phase {
+        case .awaitingBond:
+            hasBonded = true
+            actions.append(.emit(.paired))
+        case .awaitingEncryption:
+            hasBonded = true
+        default:
+            return []
+        }
+        phase = .awaitingControlSubscription(deadline: now + configuration.stepTimeout)
+        return actions + [.subscribe(DexcomProfile.control, indications: true)]
+    }
+
+    mutating func pairingFailed(reason: String, at now: MonotonicInstant) -> [DriverAction] {
+        switch phase {
+        case .awaitingBond, .awaitingEncryption:
+            let text = hasBonded ? "bond lost: \(reason)" : reason
+            return [.emit(.pairingFailed(reason: text))] + stop(reason: "pairing failed: \(text)", at: now)
+        default:
+            return [.emit(.pairingFailed(reason: reason))]
+        }
+    }
+
+    // MARK: - Values
+
+    mutating func receiveValue(_ uuid: BluetoothUUID, _ bytes: [UInt8], origin: ValueOrigin, at now: MonotonicInstant) -> [DriverAction] {
+        guard isWaiting else { return [] }
+        switch uuid {
+        case DexcomProfile.authentication: return receiveAuthentication(bytes, at: now)
+        case DexcomProfile.control: return receiveControl(bytes, at: now)
+        case DexcomProfile.backfill: return receiveBackfillFrame(bytes)
+        default: return []
+        }
+    }
+
+    mutating func receiveAuthentication(_ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
+        let uuid = DexcomProfile.authentication
+        do throws(WireError) {
+            switch (phase, bytes.first) {
+            case (.awaitingAuthChallenge, Dexcom.AuthChallengeRx.opcode):
+                let challenge = try Dexcom.AuthChallengeRx(decoding: bytes)
+                guard challenge.tokenHash == id.hash(token) else {
+                    // The peer does not hold our ID's key: someone else's Dexcom, or a typo in
+                    // the configuration. CGMBLEKit aborts here too (xDrip only logs).
+                    let reason = "transmitter ID mismatch: the transmitter did not answer our token with the hash for ID \(id)"
+                    return [.emit(.incompatible(reason: reason))] + stop(reason: "transmitter ID mismatch", at: now)
+                }
+                phase = .awaitingAuthStatus(deadline: now + configuration.stepTimeout)
+                return [.write(uuid, Dexcom.AuthChallengeTx(challengeHash: id.hash(challenge.challenge)).bytes, withResponse: true)]
+            case (.awaitingAuthStatus, Dexcom.AuthStatusRx.opcode):
+                let status = try Dexcom.AuthStatusRx(decoding: bytes)
+                guard status.authenticated else {
+                    let reason = "authentication refused: the transmitter rejected our answer to its challenge (AuthStatusRx authenticated = 0)"
+                    return [.emit(.incompatible(reason: reason))] + stop(reason: "authentication refused", at: now)
+                }
+                if status.bonded {
+                    phase = .awaitingEncryption(deadline: now + configuration.bondTimeout)
+                    return [.requestPairing]
+                }
+                var actions: [DriverAction] = []
+                if hasBonded {
+                    actions.append(.emit(.pairingFailed(reason: "bond lost: the transmitter no longer knows our bond; bonding again")))
+                }
+                phase = .awaitingBond(deadline: now + configuration.bondTimeout)
+                return actions + [
+                    .emit(.needsPairing),
+                    .write(uuid, Dexcom.KeepAliveTx(seconds: configuration.keepAliveSeconds).bytes, withResponse: true),
+                    .write(uuid, Dexcom.BondRequestTx().bytes, withResponse: true),
+                    .requestPairing,
+                ]
+            case (.listening, Dexcom.AuthStatusRx.opcode):
+                let status = try Dexcom.AuthStatusRx(decoding: bytes)
+                guard !status.authenticated else { return [] }
+                return [.emit(.info(TransmitterInfo(sensorState: "another app's session was not authenticated")))]
+            case (.awaitingAuthChallenge, _), (.awaitingAuthStatus, _):
+                // The wrong reply for this step (or a stale read): say so and fail the step.
+                let opcode = bytes.first.map { "0x" + String($0, radix: 16, uppercase: true) } ?? "nothing"
+                return [.emit(.malformedValue(uuid, reason: "unexpected authentication reply \(opcode) in \(bytes.hexString)"))]
+                    + stop(reason: "unexpected authentication reply", at: now)
+            default:
+                return []  // late duplicates (a read after an indication), BondRequestRx, the listen-only chatter
+            }
+        } catch {
+            let reason = "\(error) in \(bytes.hexString)"
+            var actions: [DriverAction] = [.emit(.malformedValue(uuid, reason: reason))]
+            if case .listening = phase { return actions }
+            actions += stop(reason: "unreadable authentication reply", at: now)
+            return actions
+        }
+    }
+
+    mutating func receiveControl(_ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
+        let uuid = DexcomProfile.control
+        guard let opcode = bytes.first else { return [.emit(.malformedValue(uuid, reason: "empty Control value"))] }
+        switch phase {
+        case let .awaitingReply(request, _) where opcode == request.replyOpcode
+            || (request == .glucoseG6 && opcode == Dexcom.GlucoseRx.opcodeG5)
+            || (request == .glucoseG5 && opcode == Dexcom.GlucoseRx.opcodeG6):
+            // A reply that fails its CRC or length is discarded with its reason, and the
+            // session moves on: one bad value must not cost the whole cycle.
+            return decodeReply(bytes, at: now) + nextRequest(at: now)
+        case .awaitingBackfill where opcode == Dexcom.BackfillRx.opcode:
+            return completeBackfill(bytes, at: now) + finish(at: now)
+        case .listening:
+            return decodeReply(bytes, at: now)
+        default:
+            let hex = String(opcode, radix: 16, uppercase: true)
+            return [.emit(.malformedValue(uuid, reason: "unexpected Control message 0x\(hex) in \(phase): \(bytes.hexString)"))]
+        }
+    }
+
+    mutating func nextRequest(at now: MonotonicInstant) -> [DriverAction] {
+        guard !queue.isEmpty else { return startBackfillIfNeeded(at: now) }
+        let request = queue.removeFirst()
+        phase = .awaitingReply(to: request, deadline: now + configuration.stepTimeout)
+        return [.write(DexcomProfile.control, request.bytes, withResponse: true)]
+    }
+
+    /// Decodes any Control reply and turns it into events (readings, info, or a logged reason).
+    mutating func decodeReply(_ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
+        let uuid = DexcomProfile.control
+        do throws(WireError) {
+            switch bytes.first {
+            case Dexcom.TransmitterTimeRx.opcode:
+                let time = try Dexcom.TransmitterTimeRx(decoding: bytes)
+                clock = DexClock(currentTime: time.currentTime, receivedAt: now)
+                guard let start = time.sessionStartTime else {
+                    return [.emit(.info(TransmitterInfo(sensorState: "no sensor session")))]
+                }
+                sessionStartTime = start
+                guard start <= time.currentTime else {
+                    return [.emit(.malformedValue(uuid, reason: "impossible sensor age: session start \(start) after transmitter time \(time.currentTime)"))]
+                }
+                return [.emit(.info(TransmitterInfo(sensorAge: .seconds(Int64(time.currentTime - start)))))]
+            case Dexcom.GlucoseRx.opcodeG5, Dexcom.GlucoseRx.opcodeG6:
+                return glucose(try Dexcom.GlucoseRx(decoding: bytes), at: now)
+            case Dexcom.SensorRx.opcode:
+                lastSensor = try Dexcom.SensorRx(decoding: bytes)
+                return []
+            case Dexcom.CalibrationDataRx.opcode:
+                lastCalibration = try Dexcom.CalibrationDataRx(decoding: bytes)
+                return []
+            case Dexcom.BatteryStatusRx.opcode:
+                // TransmitterInfo has no battery-voltage field; the text goes in `hardware`.
+                let battery = try Dexcom.BatteryStatusRx(decoding: bytes)
+                return [.emit(.info(TransmitterInfo(hardware: "battery \(battery.summary)")))]
+            case Dexcom.VersionRx.opcode:
+                let version = try Dexcom.VersionRx(decoding: bytes)
+                firmwareKnown = true
+                return [.emit(.info(TransmitterInfo(
+                    model: "Dexcom \(id.generation.rawValue)",
+                    firmware: "\(version.firmwareText) (Bluetooth \(Dexcom.dotted(version.bluetoothFirmware)), hardware \(version.hardwareRevision))")))]
+            case Dexcom.TransmitterVersionRx.opcode:
+                let version = try Dexcom.TransmitterVersionRx(decoding: bytes)
+                firmwareKnown = true
+                return [.emit(.info(TransmitterInfo(model: "Dexcom \(id.generation.rawValue)", firmware: version.firmwareText)))]
+            case Dexcom.BackfillRx.opcode:
+                return completeBackfill(bytes, at: now)
+            default:
+                return [.emit(.malformedValue(uuid, reason: "unknown Control message \(bytes.hexString)"))]
+            }
+        } catch {
+            return [.emit(.malformedValue(uuid, reason: "\(error) in \(bytes.hexString); discarded"))]
+        }
+    }
+
+    mutating func glucose(_ message: Dexcom.GlucoseRx, at now: MonotonicInstant) -> [DriverAction] {
+        let uuid = DexcomProfile.control
+        var actions: [DriverAction] = [.emit(.info(TransmitterInfo(sensorState: message.calibrationState.description)))]
+        // Int64: hostile times near 0xFFFFFFFF must not overflow.
+        if let clock, Int64(message.timestamp) > Int64(clock.currentTime) + 60 {
+            return actions + [.emit(.malformedValue(uuid, reason: "glucose time \(message.timestamp) is after the transmitter time \(clock.currentTime); discarded"))]
+        }
+        if case .listening = phase { phase = .listening(deadline: now + configuration.listenTimeout) }
+        // No TransmitterTimeRx this session (listen-only when the other app did not ask, or a
+        // discarded reply): the transmitter measures just before it wakes, so the live
+        // reading's dex time is taken as now.
+        if clock == nil { clock = DexClock(currentTime: message.timestamp, receivedAt: now) }
+        // Gap detection uses every glucose reply, usable or not: a gap is missed messages.
+        let previous = lastGlucoseTime
+        if let previous, message.timestamp < previous {
+            // Dex time went backwards: a new transmitter or a reset. Nothing to backfill across.
+            unfilledGapStart = nil
+            previousSessionLastTime = nil
+        }
+        let gapStart = unfilledGapStart ?? previous.flatMap { message.timestamp >= $0 ? $0 : nil }
+        lastGlucoseTime = message.timestamp
+        if !configuration.listenOnly, configuration.backfillHours > 0 {
+            let cap = message.timestamp > UInt32(configuration.backfillHours * 3600)
+                ? message.timestamp - UInt32(configuration.backfillHours * 3600) : 0
+            let start = max(gapStart ?? cap, cap, sessionStartTime ?? 0)
+            if start <= message.timestamp, message.timestamp - start > Self.gapThreshold {
+                backfillWindow = (start: start, end: message.timestamp)
+            }
+        }
+        if let reading = glucoseReading(milligramsPerDeciliter: message.glucoseMilligramsPerDeciliter, state: message.calibrationState,
+                                        trend: message.trend, time: message.timestamp, at: now) {
+            actions.append(.emit(.reading(reading)))
+        }
+        return actions
+    }
+
+    /// A reading for a usable value, or nil (unusable states are reported as sensor state).
+    mutating func glucoseReading(milligramsPerDeciliter: UInt16, state: Dexcom.CalibrationState, trend: Int8,
+                                 time: Dexcom.DexTime, at now: MonotonicInstant) -> Reading? {
+        guard state.hasUsableGlucose, milligramsPerDeciliter >= Self.lowestGlucose,
+              emittedTimes.insert(time).inserted else { return nil }
+        // No clock at all only for a backfill seen before any glucose in listen-only mode.
+        let instant = clock?.instant(of: time) ?? now
+        return Reading(device: device,
+                       value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(milligramsPerDeciliter)),
+                                       trend: Dexcom.Trend.direction(trendByte: trend)),
+                       time: .monotonic(instant))
+    }
+
+    // MARK: - Backfill
+
+    mutating func startBackfillIfNeeded(at now: MonotonicInstant) -> [DriverAction] {
+        guard backfillWindow != nil, clock != nil else { return finish(at: now) }
+        backfillBuffer = Dexcom.BackfillBuffer()
+        backfillBufferError = nil
+        phase = .awaitingBackfillSubscription(deadline: now + configuration.stepTimeout)
+        return [.subscribe(DexcomProfile.backfill, indications: false)]
+    }
+
+    mutating func receiveBackfillFrame(_ bytes: [UInt8]) -> [DriverAction] {
+        switch phase {
+        case .awaitingBackfill, .listening: break
+        default: return [.emit(.malformedValue(DexcomProfile.backfill, reason: "backfill frame outside a backfill: \(bytes.hexString)"))]
+        }
+        if case .listening = phase, bytes.first == 1 {
+            backfillBuffer = Dexcom.BackfillBuffer()  // another app's backfill starts
+            backfillBufferError = nil
+        }
+        guard backfillBufferError == nil else { return [] }
+        do throws(WireError) {
+            try backfillBuffer.append(bytes)
+            return []
+        } catch {
+            backfillBufferError = "\(error)"
+            return [.emit(.malformedValue(DexcomProfile.backfill, reason: "\(error) in \(bytes.hexString)"))]
+        }
+    }
+
+    /// Validates the frames against the 0x51 completion and emits the new, usable records in
+    /// time order. A failed validation discards the whole backfill and keeps the gap open.
+    mutating func completeBackfill(_ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
+        let uuid = DexcomProfile.backfill
+        defer {
+            backfillBuffer = Dexcom.BackfillBuffer()
+            backfillBufferError = nil
+        }
+        let records: [Dexcom.BackfillRecord]
+        do throws(WireError) {
+            let completion = try Dexcom.BackfillRx(decoding: bytes)
+            if let error = backfillBufferError { throw .malformed(error) }
+            records = try backfillBuffer.validate(against: completion)
+        } catch {
+            if !configuration.listenOnly { unfilledGapStart = backfillWindow?.start }
+            return [.emit(.malformedValue(uuid, reason: "backfill discarded: \(error)"))]
+        }
+        unfilledGapStart = nil
+        var actions: [DriverAction] = []
+        for record in records {
+            if let earlier = previousSessionLastTime, record.timestamp <= earlier { continue }
+            if let reading = glucoseReading(milligramsPerDeciliter: record.glucoseMilligramsPerDeciliter, state: record.calibrationState,
+                                            trend: record.trend, time: record.timestamp, at: now) {
+                actions.append(.emit(.reading(reading)))
+            }
+        }
+        return actions
+    }
+}

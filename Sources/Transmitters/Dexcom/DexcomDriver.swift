@@ -1,0 +1,343 @@
+import Bluetooth
+import Clocks
+import Readings
+import Wire
+
+/// The session state machine for a Dexcom G5/G6 transmitter (profile in `DexcomProfile`,
+/// messages in `Dexcom`, protocols.md §1).
+///
+/// The transmitter wakes every 5 minutes, advertises, and accepts one short session:
+/// 1. Authenticate: write AuthRequestTx with a fresh token, read Authentication for the
+///    AuthChallengeRx (an indication is accepted too), check its token hash (a mismatch is
+///    "transmitter ID mismatch"), answer the challenge, read AuthStatusRx.
+/// 2. Not bonded: KeepAlive, BondRequest, then `requestPairing` (LE Just Works). Bonded:
+///    `requestPairing` too, which re-encrypts with the stored key (or returns at once if the
+///    link already is encrypted), because Control answers only on an encrypted link.
+/// 3. Subscribe to Control indications, then ask, one at a time: transmitter time, glucose
+///    (0x30 for a G5 ID, 0x4E for a G6), sensor raw, calibration data, battery, and the
+///    firmware version on the first session only.
+/// 4. If readings were missed (a gap since the last reading's dex time, or the first
+///    session), request a backfill from the last reading (capped at `backfillHours`).
+/// 5. Write Disconnect (0x09) so the transmitter keeps its cycle, and drop the link.
+///
+/// Every step has a deadline; a step that times out, a refused authentication, a lost bond
+/// or an undecodable reply ends the session with an event saying why, and the next cycle
+/// tries again. Undecodable or unusable values never become readings.
+///
+/// With `listenOnly` the driver never writes a characteristic: it subscribes to
+/// Authentication, Control and Backfill and decodes what another app's session produces
+/// (CGMBLEKit passive mode).
+public struct DexcomDriver: TransmitterDriver {
+    public struct Configuration: Hashable, Sendable {
+        public var transmitterID: Dexcom.TransmitterID
+        /// How far back a backfill may reach (0 disables backfill; at most 24).
+        public var backfillHours: Int
+        public var listenOnly: Bool
+        /// Deadline for each request/reply step.
+        public var stepTimeout: Duration
+        /// Deadline for bonding after the bond request (the keep-alive plus margin).
+        public var bondTimeout: Duration
+        /// Deadline for a backfill's frames and completion.
+        public var backfillTimeout: Duration
+        /// Listen-only: how long a link may carry no glucose before it is dropped.
+        public var listenTimeout: Duration
+        public var keepAliveSeconds: UInt8
+
+        public init(transmitterID: Dexcom.TransmitterID, backfillHours: Int = 3, listenOnly: Bool = false,
+                    stepTimeout: Duration = .seconds(10), bondTimeout: Duration = .seconds(40),
+                    backfillTimeout: Duration = .seconds(30), listenTimeout: Duration = .seconds(6 * 60),
+                    keepAliveSeconds: UInt8 = 25) {
+            self.transmitterID = transmitterID
+            self.backfillHours = min(max(backfillHours, 0), 24)
+            self.listenOnly = listenOnly
+            self.stepTimeout = stepTimeout
+            self.bondTimeout = bondTimeout
+            self.backfillTimeout = backfillTimeout
+            self.listenTimeout = listenTimeout
+            self.keepAliveSeconds = keepAliveSeconds
+        }
+    }
+
+    /// Where the session is; every waiting state carries its deadline.
+    public enum Phase: Hashable, Sendable {
+        case notStarted
+        case awaitingAuthChallenge(deadline: MonotonicInstant)
+        case awaitingAuthStatus(deadline: MonotonicInstant)
+        /// Keep-alive and bond request written, pairing requested.
+        case awaitingBond(deadline: MonotonicInstant)
+        /// Already bonded: waiting for the link to be encrypted with the stored key.
+        case awaitingEncryption(deadline: MonotonicInstant)
+        case awaitingControlSubscription(deadline: MonotonicInstant)
+        case awaitingReply(to: Dexcom.ControlRequest, deadline: MonotonicInstant)
+        case awaitingBackfillSubscription(deadline: MonotonicInstant)
+        case awaitingBackfill(deadline: MonotonicInstant)
+        case listening(deadline: MonotonicInstant)
+        /// Disconnect written (or the session failed); waiting for the link to drop.
+        case disconnecting(reason: String, deadline: MonotonicInstant)
+        case disconnected(reason: String)
+    }
+
+    /// The transmitter's clock, learned from TransmitterTimeRx: dex time `currentTime` was
+    /// true at monotonic `receivedAt` (protocols.md §1.9).
+    public struct DexClock: Hashable, Sendable {
+        public var currentTime: Dexcom.DexTime
+        public var receivedAt: MonotonicInstant
+
+        /// The monotonic instant of a dex time (activation + t; CGMBLEKit `activationDate`).
+        public func instant(of time: Dexcom.DexTime) -> MonotonicInstant {
+            receivedAt + .seconds(Int64(time) - Int64(currentTime))
+        }
+    }
+
+    public static var profile: TransmitterProfile { DexcomProfile.profile }
+
+    public let device: DeviceID
+    public let configuration: Configuration
+    public internal(set) var phase: Phase = .notStarted
+
+    // Kept across sessions (one driver serves every reconnection).
+    /// Dex time of the last glucose reply received, for gap detection.
+    public internal(set) var lastGlucoseTime: Dexcom.DexTime?
+    /// A gap's start that a failed backfill left unfilled; retried next session.
+    public internal(set) var unfilledGapStart: Dexcom.DexTime?
+    /// True once a bond was made with this transmitter: a later "not bonded" means it was lost.
+    public internal(set) var hasBonded = false
+    public internal(set) var firmwareKnown = false
+
+    // This session only.
+    public internal(set) var clock: DexClock?
+    /// From this session's TransmitterTimeRx; a backfill never reaches before it.
+    public internal(set) var sessionStartTime: Dexcom.DexTime?
+    public internal(set) var lastSensor: Dexcom.SensorRx?
+    public internal(set) var lastCalibration: Dexcom.CalibrationDataRx?
+    var token: [UInt8] = []
+    var queue: [Dexcom.ControlRequest] = []
+    var encryptedThisSession = false
+    var backfillWindow: (start: Dexcom.DexTime, end: Dexcom.DexTime)?
+    var backfillBuffer = Dexcom.BackfillBuffer()
+    var backfillBufferError: String?
+    /// Dex times already turned into readings this session (live and backfilled).
+    var emittedTimes: Set<Dexcom.DexTime> = []
+    /// Dex time of the last reading emitted in an earlier session: backfill never repeats it.
+    var previousSessionLastTime: Dexcom.DexTime?
+    private let makeToken: @Sendable () -> [UInt8]
+
+    /// `makeToken` supplies each session's single-use 8-byte token; the default draws it from
+    /// the system's random generator, tests inject fixed tokens.
+    public init(device: DeviceID, configuration: Configuration,
+                makeToken: @escaping @Sendable () -> [UInt8] = DexcomDriver.randomToken) {
+        self.device = device
+        self.configuration = configuration
+        self.makeToken = makeToken
+    }
+
+    @Sendable public static func randomToken() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    var id: Dexcom.TransmitterID { configuration.transmitterID }
+
+    public var nextDeadline: MonotonicInstant? {
+        switch phase {
+        case .notStarted, .disconnected: nil
+        case let .awaitingAuthChallenge(deadline), let .awaitingAuthStatus(deadline), let .awaitingBond(deadline),
+             let .awaitingEncryption(deadline), let .awaitingControlSubscription(deadline),
+             let .awaitingReply(_, deadline), let .awaitingBackfillSubscription(deadline),
+             let .awaitingBackfill(deadline), let .listening(deadline), let .disconnecting(_, deadline):
+            deadline
+        }
+    }
+
+    // MARK: - TransmitterDriver
+
+    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
+        clock = nil
+        sessionStartTime = nil
+        lastSensor = nil
+        lastCalibration = nil
+        queue = []
+        encryptedThisSession = false
+        backfillWindow = nil
+        backfillBuffer = Dexcom.BackfillBuffer()
+        backfillBufferError = nil
+        emittedTimes = []
+        previousSessionLastTime = lastGlucoseTime
+
+        if let reason = Self.incompatibility(discovered, listenOnly: configuration.listenOnly) {
+            phase = .disconnecting(reason: reason, deadline: now + configuration.stepTimeout)
+            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
+        }
+        if configuration.listenOnly {
+            phase = .listening(deadline: now + configuration.listenTimeout)
+            // CCCD writes only: they configure our own link, not the transmitter's session.
+            return [.emit(.connected),
+                    .subscribe(DexcomProfile.authentication, indications: true),
+                    .subscribe(DexcomProfile.control, indications: true),
+                    .subscribe(DexcomProfile.backfill, indications: false)]
+        }
+        // Exactly 8 bytes whatever the source returns: the hash is defined on 8.
+        token = Array((makeToken() + [UInt8](repeating: 0, count: 8)).prefix(8))
+        phase = .awaitingAuthChallenge(deadline: now + configuration.stepTimeout)
+        return [.emit(.connected),
+                .write(DexcomProfile.authentication, Dexcom.AuthRequestTx(token: token).bytes, withResponse: true)]
+    }
+
+    static func incompatibility(_ discovered: DiscoveredServices, listenOnly: Bool) -> String? {
+        let service = DexcomProfile.cgmService
+        guard let control = discovered.characteristic(DexcomProfile.control, in: service),
+              let auth = discovered.characteristic(DexcomProfile.authentication, in: service)
+        else { return "no Dexcom Control and Authentication characteristics in service \(service)" }
+        guard control.properties.contains(.indicate) || control.properties.contains(.notify) else {
+            return "Dexcom Control characteristic neither indicates nor notifies"
+        }
+        if !listenOnly {
+            guard control.properties.contains(.write), auth.properties.contains(.write) else {
+                return "Dexcom Control or Authentication characteristic is not writable"
+            }
+            guard auth.properties.contains(.read) || auth.properties.contains(.indicate) else {
+                return "Dexcom Authentication characteristic can be neither read nor indicated"
+            }
+        }
+        return nil
+    }
+
+    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
+        switch input {
+        case let .disconnected(reason):
+            switch phase {
+            case .notStarted, .disconnected: return []
+            default:
+                phase = .disconnected(reason: reason)
+                return [.emit(.disconnected(reason: reason))]
+            }
+        case let .value(uuid, bytes, origin):
+            return receiveValue(uuid, bytes, origin: origin, at: now)
+        case let .writeCompleted(uuid):
+            return writeCompleted(uuid, at: now)
+        case let .subscribed(uuid):
+            return subscribed(uuid, at: now)
+        case let .operationFailed(operation, failure):
+            return operationFailed(operation, failure, at: now)
+        case .encrypted:
+            return encrypted(at: now)
+        case let .pairingFailed(reason):
+            return pairingFailed(reason: reason, at: now)
+        case .calibration:
+            // The transmitter calibrates itself (sending 0x34 Calibrate is not implemented).
+            return []
+        }
+    }
+
+    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
+        guard let deadline = nextDeadline, now >= deadline else { return [] }
+        let seconds = { (d: Duration) in "\(Int(d.seconds)) s" }
+        switch phase {
+        case .notStarted, .disconnected:
+            return []
+        case let .disconnecting(reason, _):
+            phase = .disconnecting(reason: reason, deadline: now + configuration.stepTimeout)
+            return [.disconnect(reason: reason)]
+        case .awaitingAuthChallenge:
+            return timedOut(.read(DexcomProfile.authentication), "no AuthChallengeRx (0x03) within \(seconds(configuration.stepTimeout))", at: now)
+        case .awaitingAuthStatus:
+            return timedOut(.read(DexcomProfile.authentication), "no AuthStatusRx (0x05) within \(seconds(configuration.stepTimeout))", at: now)
+        case .awaitingBond:
+            return [.emit(.pairingFailed(reason: "bonding did not finish within \(seconds(configuration.bondTimeout))"))]
+                + stop(reason: "bonding timed out", at: now)
+        case .awaitingEncryption:
+            return [.emit(.pairingFailed(reason: "encryption did not finish within \(seconds(configuration.stepTimeout))"))]
+                + stop(reason: "encryption timed out", at: now)
+        case .awaitingControlSubscription:
+            return timedOut(.subscribe(DexcomProfile.control), "Control subscription not confirmed within \(seconds(configuration.stepTimeout))", at: now)
+        case let .awaitingReply(request, _):
+            return timedOut(.write(DexcomProfile.control), "no reply to \(request) within \(seconds(configuration.stepTimeout))", at: now)
+        case .awaitingBackfillSubscription:
+            return timedOut(.subscribe(DexcomProfile.backfill), "Backfill subscription not confirmed within \(seconds(configuration.stepTimeout))", at: now)
+        case .awaitingBackfill:
+            // The live reading is already out; the gap stays recorded for the next session.
+            return [.emit(.malformedValue(DexcomProfile.backfill, reason: "backfill stopped: \(backfillBuffer.frames.count) frame(s) and no completion (0x51) within \(seconds(configuration.backfillTimeout))"))]
+                + finish(at: now)
+        case .listening:
+            let since = now - configuration.listenTimeout
+            return [.emit(.noData(since: since, duration: configuration.listenTimeout))]
+                + stop(reason: "listen-only: no glucose seen for \(seconds(configuration.listenTimeout))", at: now)
+        }
+    }
+
+    // MARK: - Shared steps
+
+    mutating func timedOut(_ operation: GATTOperation, _ what: String, at now: MonotonicInstant) -> [DriverAction] {
+        [.emit(.operationFailed(operation, .other(what)))] + stop(reason: what, at: now)
+    }
+
+    /// Ends the session now (a failure): ask the host to drop the link.
+    mutating func stop(reason: String, at now: MonotonicInstant) -> [DriverAction] {
+        phase = .disconnecting(reason: reason, deadline: now + configuration.stepTimeout)
+        return [.disconnect(reason: reason)]
+    }
+
+    /// Ends a session that did its work: Disconnect (0x09) on Control lets the transmitter
+    /// drop the link itself and keep its 5-minute cycle (CGMBLEKit `disconnect()`). Dropping
+    /// it from our side at once would race the write (seen against the Bumble rig), so the
+    /// host is asked only if the link is still up after a short deadline.
+    mutating func finish(at now: MonotonicInstant) -> [DriverAction] {
+        phase = .disconnecting(reason: "session complete", deadline: now + .seconds(2))
+        return [.write(DexcomProfile.control, Dexcom.DisconnectTx().bytes, withResponse: false)]
+    }
+
+    var isWaiting: Bool {
+        switch phase {
+        case .notStarted, .disconnecting, .disconnected: false
+        default: true
+        }
+    }
+}
+
+extension DexcomDriver {
+    /// The registry entry: `dexcom [NAME] transmitter-id=8G1234 [backfill-hours=3] [listen-only=true]`.
+    public static let transmitterType = TransmitterType(
+        name: "dexcom",
+        summary: "Dexcom G5/G6 transmitter (service F8083532-…, advertised 0xFEBC)",
+        driver: DexcomDriver.self
+    ) { (configuration) throws(TransmitterConfigurationError) -> DexcomDriver in
+        try DexcomDriver(configuration)
+    }
+
+    /// Builds a driver from a configuration line's options, rejecting what cannot work.
+    public init(_ configuration: TransmitterConfiguration) throws(TransmitterConfigurationError) {
+        try configuration.rejectUnknownOptions(known: ["transmitter-id", "backfill-hours", "listen-only"])
+        // `vigil run` currently hands TOML strings over with their quotes (RunCommand maps
+        // values through their TOML description); a quoted value is read as its contents.
+        func option(_ key: String) -> String? {
+            guard let text = configuration.options[key] else { return nil }
+            return text.count >= 2 && text.hasPrefix("\"") && text.hasSuffix("\"") ? String(text.dropFirst().dropLast()) : text
+        }
+        guard let text = option("transmitter-id") else {
+            throw .invalidOption("transmitter-id", value: "", expected: "the 6-character ID printed on the transmitter")
+        }
+        let id: Dexcom.TransmitterID
+        do {
+            id = try Dexcom.TransmitterID(text)
+        } catch {
+            throw .invalidOption("transmitter-id", value: text, expected: "6 letters or digits starting with 4 (G5) or 8 (G6): \(error)")
+        }
+        var hours = 3
+        if let text = option("backfill-hours") {
+            guard let value = Int(text), (0...24).contains(value) else {
+                throw .invalidOption("backfill-hours", value: text, expected: "a whole number of hours from 0 to 24")
+            }
+            hours = value
+        }
+        var listenOnly = false
+        if let text = option("listen-only") {
+            switch text {
+            case "true", "yes", "1": listenOnly = true
+            case "false", "no", "0": listenOnly = false
+            default: throw .invalidOption("listen-only", value: text, expected: "true or false")
+            }
+        }
+        self.init(device: configuration.device,
+                  configuration: Configuration(transmitterID: id, backfillHours: hours, listenOnly: listenOnly))
+    }
+}

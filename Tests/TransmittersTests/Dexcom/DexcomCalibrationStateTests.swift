@@ -1,0 +1,13 @@
+import Testing
+@testable import Transmitters
+
+// protocols.md §1.6: usable glucose per xDrip `usableGlucose` and xdrip-js is 0x06 and 0x07.
+struct DexcomCalibrationStateTests {
+    @Test func usableStates() {
+        let usable = (0...255).filter { Dexcom.CalibrationState(rawValue: UInt8($0)).hasUsableGlucose }
+        #expect(usable == [6, 7])
+        #expect(Dexcom.CalibrationState.warmup.description == "warmup")
+        #expect(Dexcom.CalibrationState(rawValue: 0x0E).description == "needs calibration (outlier, 0x0E)")
+        #expect(Dexcom.CalibrationState(rawValue: 0x99).description == "state 0x99")
+    }
+}
