@@ -17,6 +17,12 @@ final class StateDirectory {
     func writeConfig(name: String, address: String?, pair: Bool) throws -> URL {
         var text = "[[device]]\ntype = \"heart-rate\"\nname = \"\(name)\"\npair = \(pair)\n"
         if let address { text += "address = \"\(address)\"\n" }
+        return try writeConfig(text)
+    }
+
+    /// Writes any config text (one `[[device]]` of another transmitter type, say) and returns
+    /// its path; a later call replaces the file, so a second run can change an option.
+    func writeConfig(_ text: String) throws -> URL {
         let file = url.appendingPathComponent("vigil.toml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         return file
@@ -35,16 +41,37 @@ struct VigilRun {
 
     init(rig: Rig, state: StateDirectory, pair: Bool, seconds: Int) throws {
         let info = try rig.info()
-        address = try #require(info.string("address"))
         let config = try state.writeConfig(name: try #require(info.string("name")), address: nil, pair: pair)
+        try self.init(rig: rig, state: state, configFile: config, seconds: seconds)
+    }
+
+    /// A run with a config written by the test (`StateDirectory.writeConfig(_:)`), for the
+    /// transmitter types other than heart rate. `waitForClientClose` reads the rig's log only
+    /// once the rig saw vigil's HCI connection close (and the link it dropped then end): a
+    /// transmitter that vigil met in several sessions has logged earlier disconnections, which
+    /// would otherwise end the wait before the last session's lines are in.
+    init(rig: Rig, state: StateDirectory, configFile config: URL, seconds: Int,
+         waitForClientClose: Bool = false) throws {
+        let info = try rig.info()
+        address = try #require(info.string("address"))
         rigStart = rig.lineCount
         result = try VigilProcess().run(
             ["run"] + VigilProcess.hci(rig)
                 + ["--config", config.path, "--state-dir", state.url.path, "--events-json", "--seconds", "\(seconds)"],
             timeout: .seconds(seconds + 30))
         // Let the rig print what it sent up to the disconnection before reading its log.
-        _ = try rig.waitFor(since: rigStart, timeout: .seconds(2)) {
-            $0.string("event") == "disconnected" || $0.string("event") == "link-dropped-by-rig"
+        if waitForClientClose {
+            _ = try rig.waitFor(since: rigStart, timeout: .seconds(3)) { $0.string("event") == "hci-client-closed" }
+            let log = try rig.records(since: rigStart)
+            if let closed = log.lastIndex(where: { $0.string("event") == "hci-client-closed" }) {
+                // A link still up then is dropped by the rig; its end follows within moments
+                // (and when none was up, this costs one second).
+                _ = try rig.waitFor(since: rigStart + closed, timeout: .seconds(1)) { $0.string("event") == "disconnected" }
+            }
+        } else {
+            _ = try rig.waitFor(since: rigStart, timeout: .seconds(2)) {
+                $0.string("event") == "disconnected" || $0.string("event") == "link-dropped-by-rig"
+            }
         }
         rigRecords = try rig.records(since: rigStart)
         rigStderr = rig.stderrText
@@ -61,5 +88,46 @@ struct VigilRun {
 
     var diagnostics: String {
         "vigil \(result.summary)\nvigil stdout:\n\(result.stdoutText.suffix(3_000))\nrig stderr tail:\n\(rigStderr.suffix(1_000))"
+    }
+}
+
+/// One glucose value as it appears in a `reading` event's line.
+struct GlucoseValue: Equatable, CustomStringConvertible {
+    var address: String?
+    /// `glucose` or `meter-glucose`: the event's kind.
+    var kind: String?
+    var mgdl: Double
+    var trend: String?
+    var description: String { "\(mgdl) mg/dL \(trend ?? "-")" }
+}
+
+extension VigilRun {
+    /// Every glucose value in the `reading` events, in order, read from the raw stdout lines.
+    ///
+    /// Why not from `events`: `ApplianceEvent.readings` with several readings (a Dexcom
+    /// backfill, a Libre history ring) is printed as ONE object repeating `"mgdl"`/`"trend"`
+    /// per reading, and JSONSerialization keeps only one of each repeated key. Scanning the
+    /// line keeps every value whether the appliance prints one event per reading or a batch.
+    func glucoseValues() -> [GlucoseValue] {
+        let pattern = try! NSRegularExpression(pattern: #""mgdl":(-?[0-9][0-9.eE+-]*)(?:,"trend":"([^"]*)")?"#)
+        var values: [GlucoseValue] = []
+        for line in result.stdoutText.split(separator: "\n").map(String.init) {
+            guard let object = try? NDJSON.parseObject(line, line: 0), object.string("event") == "reading" else { continue }
+            let range = NSRange(line.startIndex..., in: line)
+            for match in pattern.matches(in: line, range: range) {
+                guard let number = Range(match.range(at: 1), in: line).flatMap({ Double(line[$0]) }) else { continue }
+                let trend = Range(match.range(at: 2), in: line).map { String(line[$0]) }
+                values.append(GlucoseValue(address: object.string("address"), kind: object.string("kind"), mgdl: number, trend: trend))
+            }
+        }
+        return values
+    }
+
+    /// `reading` lines that repeat a key (several readings flattened into one object): JSON
+    /// consumers keep one value per key, so all but one of those readings are lost to them.
+    func readingLinesWithRepeatedKeys() -> [String] {
+        result.stdoutText.split(separator: "\n").map(String.init).filter { line in
+            line.contains(#""event":"reading""#) && line.components(separatedBy: #""mgdl":"#).count > 2
+        }
     }
 }
