@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+extension Interop {
+    /// `vigil run` with a `type = "glucose-meter"` device against `Tests/Rigs/glucose_meter.py`,
+    /// a Glucose Service (0x1808) meter that demands a bond and serves its stored records over
+    /// the Record Access Control Point. Every fingerstick vigil reports must equal, one for one
+    /// and in order, a record the rig logged as `{"sent":"glucose-measurement",...}`.
+    @Suite(bumbleRequired) struct GlucoseMeterInteropTests {
+        static let records = "6"
+        static let seconds = 8
+
+        static func config(lastSequence: Int? = nil) -> String {
+            var text = "[[device]]\ntype = \"glucose-meter\"\nlabel = \"meter\"\npair = true\n"
+            if let lastSequence { text += "last-sequence = \(lastSequence)\n" }
+            return text
+        }
+
+        @Test func firstRunGetsEveryRecordAndASecondRunWithLastSequenceOnlyNewerOnes() throws {
+            let rig = try Rig.launch("glucose_meter.py", arguments: ["--records", Self.records])
+            defer { rig.stop() }
+            let stored = try #require(try rig.info().objects("records"), "rig info has no records")
+            let state = try StateDirectory()
+
+            // First run: pairs (the meter refuses its CCCDs and RACP on a clear link) and asks
+            // for all records (RACP op 1, operator 1).
+            let first = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds)
+            try first.expectCleanExit()
+            #expect(first.events(named: "paired").first?.bool("secureConnections") == true, "no SC pairing\n\(first.diagnostics)")
+            #expect(first.rigRecords.contains { $0.string("received") == "racp" && $0.string("hex") == "0101" },
+                    "no 'report all records' request\n\(Self.racpLog(first))")
+            let sentFirst = Self.sentMeasurements(first)
+            #expect(sentFirst.count == stored.count, "the rig sent \(sentFirst.count) of \(stored.count) records\n\(Self.racpLog(first))")
+            try Self.expectReadingsMatch(first, sent: sentFirst)
+
+            // Second run: the driver's `last-sequence` says which records are already stored,
+            // so only newer ones may come back. The middle of the stored range leaves some.
+            let sequences = stored.compactMap { $0.int("seq") }.sorted()
+            let lastSequence = sequences[sequences.count / 2 - 1]
+            try #require(rig.waitFor(since: first.rigStart, timeout: .seconds(5)) { $0.string("event") == "disconnected" } != nil)
+            let second = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config(lastSequence: lastSequence)),
+                                      seconds: Self.seconds)
+            try second.expectCleanExit()
+            #expect(second.events(named: "paired").isEmpty, "second run paired again\n\(second.diagnostics)")
+            // RACP op 1 with operator 3 (>=) and a sequence-number filter: newer than the last one.
+            let request = second.rigRecords.first { $0.string("received") == "racp" }?.string("hex")
+            #expect(request?.hasPrefix("0103") == true, "request \(request ?? "none")\n\(Self.racpLog(second))")
+            let sentSecond = Self.sentMeasurements(second)
+            let newer = stored.filter { ($0.int("seq") ?? .min) > lastSequence }
+            #expect(sentSecond.map { $0.int("seq") } == newer.map { $0.int("seq") },
+                    "the rig sent \(sentSecond.compactMap { $0.int("seq") }), newer than \(lastSequence) are \(newer.compactMap { $0.int("seq") })")
+            #expect(!newer.isEmpty && newer.count < stored.count)
+            try Self.expectReadingsMatch(second, sent: sentSecond)
+        }
+
+        // MARK: - Comparisons with the rig's log
+
+        static func sentMeasurements(_ run: VigilRun) -> [JSONObject] {
+            run.rigRecords.filter { $0.string("sent") == "glucose-measurement" }
+        }
+
+        static func expectReadingsMatch(_ run: VigilRun, sent: [JSONObject], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let readings = run.events(named: "reading").filter { $0.string("kind") == "meter-glucose" }
+            #expect(readings.count == sent.count, "rig sent \(sent.count) records, vigil reported \(readings.count)\n\(run.diagnostics)",
+                    sourceLocation: sourceLocation)
+            for (index, (reading, record)) in zip(readings, sent).enumerated() {
+                let context = Comment(rawValue: "reading \(index): \(reading) vs sent \(record)")
+                #expect(reading.string("address") == run.address, context, sourceLocation: sourceLocation)
+                // The rig logs mg/dL rounded to 3 decimals (mol/L records convert with 18.0182).
+                let got = reading.double("mgdl"), want = record.double("mgdl")
+                #expect(got != nil && want != nil && abs(got! - want!) < 0.001, context, sourceLocation: sourceLocation)
+            }
+        }
+
+        static func racpLog(_ run: VigilRun) -> String {
+            run.rigRecords.filter { $0.has("received") || $0.string("sent") == "racp" || $0.has("event") }
+                .map { "\($0)" }.joined(separator: "\n") + "\n" + run.diagnostics
+        }
+    }
+}
