@@ -36,7 +36,7 @@ struct ApplianceSession: HostSession {
     private mutating func report() {
         for event in appliance.takeEvents() {
             if eventsJSON {
-                for line in event.json { print(line.rendered) }
+                for line in event.json(monotonicNow: SystemClock.monotonicNow(), wallNow: SystemClock.wallNow()) { print(line.rendered) }
             } else if console {
                 print(event.logLine)
             }
