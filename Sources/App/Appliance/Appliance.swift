@@ -48,14 +48,19 @@ public struct Appliance: Sendable {
     private var events: [ApplianceEvent] = []
     private var controllerUp = false
 
-    public init(devices: [Device], remembered: RememberedTransmitters, activeScan: Bool = true) {
+    /// `driverStates`: what drivers saved in an earlier run (`ApplianceEvent.driverState`).
+    public init(devices: [Device], remembered: RememberedTransmitters, activeScan: Bool = true, driverStates: [DeviceID: [String: String]] = [:]) {
         self.remembered = remembered
         self.activeScan = activeScan
         var slots: [TransmitterSlot] = []
         var broadcasters: [BroadcastSlot] = []
         for d in devices {
             switch d.transmitter {
-            case .connected(let driver):
+            case .connected(var driver):
+                if var persistent = driver as? any PersistentDriverState, let saved = driverStates[driver.device] {
+                    persistent.restore(saved)
+                    if let restored = persistent as? any TransmitterDriver { driver = restored }
+                }
                 let profile = driver.profile
                 let known = remembered.address(for: driver.device)
                 var matcher = TransmitterMatcher(profile: profile, remembered: known)
@@ -416,6 +421,10 @@ public struct Appliance: Sendable {
         if !readings.isEmpty {
             events.append(.readings(device, peer: peer, readings))
             routeCalibrations(readings, from: i, host: &host, at: now)
+        }
+        if let persistent = slots[i].driver as? any PersistentDriverState, persistent.persistentState != slots[i].savedState {
+            slots[i].savedState = persistent.persistentState
+            events.append(.driverState(device, slots[i].savedState))
         }
     }
 

@@ -25,6 +25,8 @@ extension ApplianceEvent {
             return [.object(Self.head("paired", device, peer) + [("secureConnections", .bool(sc))])]
         case let .rememberedAddress(device, peer):
             return [.object(Self.head("remembered", device, peer))]
+        case let .driverState(device, state):
+            return [.object(Self.head("state-saved", device, nil) + state.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) })]
         case let .bluetooth(state):
             return [.object([("event", "bluetooth"), ("state", .string(Self.stateWord(state)))] + Self.reason(state))]
         }
@@ -151,6 +153,7 @@ extension ApplianceEvent {
         case let .encrypted(device, _, bonded): "\(device): link encrypted\(bonded ? " with the bond" : "")"
         case let .paired(device, _, sc): "\(device): paired (\(sc ? "LE Secure Connections" : "LE legacy"))"
         case let .rememberedAddress(device, peer): "\(device): remembered as \(peer)"
+        case let .driverState(device, state): "\(device): state saved (\(state.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")))"
         case .bluetooth(let state): "Bluetooth \(state)"
         }
     }

@@ -60,8 +60,11 @@ struct RunCommand: ParsableCommand {
             }
         }
         if devices.isEmpty { logger.log(.warning, "no [[device]] in \(config): Vigil will only keep the controller up") }
-        let appliance = Appliance(devices: devices, remembered: state.loadRemembered(), activeScan: configuration.bluetooth.scan != .passive)
+        let driverStates = state.loadDriverStates()
+        let appliance = Appliance(devices: devices, remembered: state.loadRemembered(), activeScan: configuration.bluetooth.scan != .passive,
+                                  driverStates: driverStates)
         var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: state)
+        session.driverStates = driverStates
         let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true)
         if code != 0 { throw ExitCode(code) }
     }
