@@ -386,6 +386,9 @@ public struct Appliance: Sendable {
             switch action {
             case .emit(let event):
                 if case .disconnected = event { continue }  // the appliance reports disconnections itself
+                // A session that got going proves the device works: the next reconnection need
+                // not wait (Dexcom sessions last seconds, then it sleeps until its next window).
+                if case .connected = event { slots[i].backoff = .seconds(1) }
                 events.append(.transmitter(device, peer: peer, event))
             case .read(let uuid):
                 guard !linkGone else { continue }
