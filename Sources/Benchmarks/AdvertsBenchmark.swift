@@ -3,6 +3,11 @@ import Clocks
 import HCI
 import Platform
 import Wire
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// `vigil-bench adverts`: decode rate of LE advertising reports from a btsnoop capture through
 /// the host's own path — `BTSnoop.Reader` → `HCI.Event` → `.le(.advertisingReports)` →
@@ -36,17 +41,21 @@ enum AdvertsBenchmark {
             if report.isExtended { extended += 1 }
             structures += ad.structureCount
             if let name = ad.nameRange { nameBytes += name.count }
-            for list in ad.uuidLists {
-                uuids += list.range.count / list.width
-                checksum &+= UInt64(ad.bytes[list.range.lowerBound])
-            }
-            for entry in ad.serviceData {
-                serviceData += 1
-                checksum &+= entry.uuid.high ^ UInt64(entry.range.count)
-            }
-            for entry in ad.manufacturerData {
-                manufacturerData += 1
-                checksum &+= UInt64(entry.company) &* 31 &+ UInt64(entry.range.count)
+            // Visit every decoded structure, as a consumer of the data would.
+            for structure in ad.structures {
+                switch structure {
+                case let .serviceUUIDs(width, range):
+                    uuids += range.count / width
+                    if !range.isEmpty { checksum &+= UInt64(ad.bytes[range.lowerBound]) }
+                case let .serviceData(uuid, range):
+                    serviceData += 1
+                    checksum &+= uuid.high ^ UInt64(range.count)
+                case let .manufacturerData(company, range):
+                    manufacturerData += 1
+                    checksum &+= UInt64(company) &* 31 &+ UInt64(range.count)
+                case .flags, .localName, .txPower, .appearance, .other:
+                    break
+                }
             }
             checksum &+= report.address.address.value ^ UInt64(report.kind.rawValue)
             checksum &+= UInt64(UInt8(bitPattern: report.rssi ?? 0)) &+ UInt64(ad.flags ?? 0)
@@ -93,7 +102,7 @@ enum AdvertsBenchmark {
                 throw .notAnAdvertisingReport(offset: range.lowerBound)
             }
             let event: HCI.Event
-            do { event = try HCI.Event(bytes: Array(file[(range.lowerBound + 1)..<range.upperBound])) } catch {
+            do { event = try HCI.Event(bytes: file, range: (range.lowerBound + 1)..<range.upperBound) } catch {
                 throw .event(offset: range.lowerBound, error)
             }
             guard case .le(.advertisingReports(let reports)) = event else { throw .notAnAdvertisingReport(offset: range.lowerBound) }
@@ -124,18 +133,25 @@ enum AdvertsBenchmark {
         do { file = try FileSystem.readFile(path: path) } catch {
             return [Figure.skipped("adverts decode rate", target: "≥ 5,000,000 reports/s", reason: "cannot read \(path): \(error)")]
         }
+        // Rates are reports per second of this thread's CPU time (user + system,
+        // CLOCK_THREAD_CPUTIME_ID): the machine is shared, and time spent descheduled is not
+        // decoding. Wall time is printed beside it.
         var rates: [Double] = []
+        var wallRates: [Double] = []
         var last = Tally()
         for run in 1...runs {
             let start = SystemClock.monotonicNow()
+            let startCPU = threadCPUTime()
             let tally: Tally
             do { tally = try decode(file) } catch {
                 return [Figure.checked("adverts decode rate", "decode failed: \(error)", target: "≥ 5,000,000 reports/s", passes: false)]
             }
-            let elapsed = SystemClock.monotonicNow() - start
-            let rate = Double(tally.reports) / elapsed.seconds
-            rates.append(rate)
-            print("  run \(run): \(Format.seconds(elapsed)), \(Format.grouped(Int(rate))) reports/s")
+            let cpu = threadCPUTime() - startCPU
+            let wall = SystemClock.monotonicNow() - start
+            rates.append(Double(tally.reports) / cpu.seconds)
+            wallRates.append(Double(tally.reports) / wall.seconds)
+            print("  run \(run): \(Format.seconds(cpu)) CPU, \(Format.grouped(Int(rates.last!))) reports/s; "
+                  + "\(Format.seconds(wall)) wall, \(Format.grouped(Int(wallRates.last!))) reports/s")
             last = tally
         }
         print("  decoded: \(last.summary)")
@@ -144,10 +160,12 @@ enum AdvertsBenchmark {
         let sorted = rates.sorted()
         let best = sorted.last!
         let median = sorted[sorted.count / 2]
+        let wallSorted = wallRates.sorted()
         var figures = [
-            Figure.checked("adverts decode rate, best of \(runs)", "\(Format.grouped(Int(best))) reports/s", target: "≥ 5,000,000 reports/s",
+            Figure.checked("adverts decode rate, best of \(runs) (CPU time)", "\(Format.grouped(Int(best))) reports/s", target: "≥ 5,000,000 reports/s",
                            passes: consistent && best >= target),
-            Figure.info("adverts decode rate, median of \(runs)", "\(Format.grouped(Int(median))) reports/s"),
+            Figure.info("adverts decode rate, median of \(runs) (CPU time)", "\(Format.grouped(Int(median))) reports/s"),
+            Figure.info("adverts decode rate, wall: best / median", "\(Format.grouped(Int(wallSorted.last!))) / \(Format.grouped(Int(wallSorted[wallSorted.count / 2]))) reports/s"),
         ]
         figures.forEach { print($0.line) }
         let reference = ReferenceDecoders(repoRoot: options.repoRoot)
@@ -156,4 +174,11 @@ enum AdvertsBenchmark {
         figures += others
         return figures
     }
+}
+
+/// CPU time of the calling thread (clock_gettime(CLOCK_THREAD_CPUTIME_ID)).
+func threadCPUTime() -> Duration {
+    var t = timespec()
+    _ = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return .seconds(t.tv_sec) + .nanoseconds(t.tv_nsec)
 }

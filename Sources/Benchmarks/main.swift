@@ -17,7 +17,7 @@ import Platform
 let usage = """
     usage: vigil-bench [adverts|memory|idle] [options]
       adverts  --count N (1000000)  --file PATH  --bumble-limit N (100000)
-      memory   --notifications N (100000)  --advertisers N (20)  --interval-ms N (250)
+      memory   --notifications N (100000)  --advertisers N (20)  --interval-ms N (1000)
       idle     --seconds N (30)  --warm-up N (5)  --vigil PATH (.build/release/vigil)
       any      --repo DIR (.)
     """
