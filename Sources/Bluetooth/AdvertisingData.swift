@@ -145,6 +145,8 @@ public struct AdvertisingData: Sendable, Equatable {
             i = bytes.startIndex
         }
 
+        // Forced inline: this runs once per structure of every report a crowded radio delivers.
+        @inline(__always)
         mutating func next() throws(ParseError) -> Structure? {
             let end = bytes.endIndex
             guard i < end else { return nil }
@@ -160,6 +162,7 @@ public struct AdvertisingData: Sendable, Equatable {
             return try decode(type: type, payload: p)
         }
 
+        @inline(__always)
         private func decode(type: UInt8, payload p: Range<Int>) throws(ParseError) -> Structure {
             switch type {
             case ADType.flags:
