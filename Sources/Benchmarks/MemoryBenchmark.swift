@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import App
 import Bluetooth
 import Clocks
@@ -145,8 +150,11 @@ enum MemoryBenchmark {
             if rig.heartRateReadings >= nextSample {
                 let rss = (try? ProcessStats.residentBytes()) ?? -1
                 samples.append((rig.heartRateReadings, rss))
+                let anonymous = ProcFigures.statusBytes("RssAnon:", of: getpid()) ?? -1
+                let file = ProcFigures.statusBytes("RssFile:", of: getpid()) ?? -1
                 print("  \(Format.grouped(rig.heartRateReadings)) notifications: resident \(Format.megabytes(rss)) "
-                      + "(virtual \(rig.now - virtualStart), \(Format.grouped(rig.advertisements)) advertisements)")
+                      + "[anonymous \(Format.megabytes(anonymous)), file-backed \(Format.megabytes(file))] "
+                      + "(virtual \(Format.seconds(rig.now - virtualStart)), \(Format.grouped(rig.advertisements)) advertisements)")
                 nextSample += sampleEvery
             }
         }

@@ -96,10 +96,14 @@ enum ProcFigures {
     }
 
     /// VmRSS of `pid` in bytes (/proc/PID/status, in kB).
-    static func residentBytes(of pid: pid_t) -> Int? {
+    static func residentBytes(of pid: pid_t) -> Int? { statusBytes("VmRSS:", of: pid) }
+
+    /// A kB field of /proc/PID/status in bytes: VmRSS, RssAnon (heap, stacks), RssFile
+    /// (pages of the executable and libraries).
+    static func statusBytes(_ field: String, of pid: pid_t) -> Int? {
         guard let bytes = try? FileSystem.readFile(path: "/proc/\(pid)/status") else { return nil }
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let number = line.dropFirst(6).filter { $0.isNumber }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(field) {
+            let number = line.dropFirst(field.count).filter { $0.isNumber }
             return Int(number).map { $0 * 1024 }
         }
         return nil
