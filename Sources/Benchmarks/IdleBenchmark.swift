@@ -74,7 +74,9 @@ enum IdleBenchmark {
         }
         sleepSeconds(options.warmUpSeconds)
         if child.hasExited() { return .failure("\(arguments.prefix(2).joined(separator: " ")) exited during warm-up") }
-        guard let startTicks = ProcFigures.cpuTicks(of: child.pid) else { return .failure("cannot read /proc/\(child.pid)/stat") }
+        guard let startCPU = ProcFigures.cpuNanoseconds(of: child.pid), let startTicks = ProcFigures.cpuTicks(of: child.pid) else {
+            return .failure("cannot read /proc/\(child.pid)/schedstat or stat")
+        }
         let start = SystemClock.monotonicNow()
         var maxResident = 0
         var lastResident = 0
@@ -86,11 +88,16 @@ enum IdleBenchmark {
             lastResident = rss
             maxResident = max(maxResident, rss)
         }
-        guard let endTicks = ProcFigures.cpuTicks(of: child.pid) else { return .failure("cannot read /proc/\(child.pid)/stat") }
+        guard let endCPU = ProcFigures.cpuNanoseconds(of: child.pid), let endTicks = ProcFigures.cpuTicks(of: child.pid) else {
+            return .failure("cannot read /proc/\(child.pid)/schedstat or stat")
+        }
         let wall = (SystemClock.monotonicNow() - start).seconds
-        let cpu = Double(endTicks - startTicks) / Double(ProcFigures.ticksPerSecond) / wall * 100
-        print("  \(arguments.prefix(2).joined(separator: " ")): \(endTicks - startTicks) clock ticks "
-              + "(1/\(ProcFigures.ticksPerSecond) s) in \(Format.fixed(wall, places: 1)) s; VmRSS last \(Format.megabytes(lastResident))")
+        let cpu = Double(endCPU - startCPU) / 1e9 / wall * 100
+        let anonymous = ProcFigures.statusBytes("RssAnon:", of: child.pid) ?? -1
+        let file = ProcFigures.statusBytes("RssFile:", of: child.pid) ?? -1
+        print("  \(arguments.prefix(2).joined(separator: " ")): \(Format.fixed(Double(endCPU - startCPU) / 1e6, places: 1)) ms on CPU "
+              + "(schedstat; utime+stime \(endTicks - startTicks) ticks of 1/\(ProcFigures.ticksPerSecond) s) in \(Format.fixed(wall, places: 1)) s; "
+              + "VmRSS last \(Format.megabytes(lastResident)) [anonymous \(Format.megabytes(anonymous)), file-backed \(Format.megabytes(file))]")
         return .success(Sample(cpuPercent: cpu, maxResident: maxResident, lastResident: lastResident))
     }
 

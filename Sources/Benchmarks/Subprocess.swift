@@ -110,4 +110,25 @@ enum ProcFigures {
     }
 
     static var ticksPerSecond: Int { Int(sysconf(Int32(_SC_CLK_TCK))) }
+
+    /// CPU time of `pid` in nanoseconds: /proc/PID/schedstat's first field (time on a CPU),
+    /// summed over its threads; falls back to utime + stime, whose 10 ms ticks are too coarse
+    /// to tell 0.03 % from 0.06 % over 30 s.
+    static func cpuNanoseconds(of pid: pid_t) -> Int? {
+        if let bytes = try? FileSystem.readFile(path: "/proc/\(pid)/schedstat"),
+           let first = String(decoding: bytes, as: UTF8.self).split(separator: " ").first, let ns = Int(first) {
+            var total = ns
+            // schedstat of the process is its main thread only; add the others.
+            if let threads = try? FileSystem.contentsOfDirectory(path: "/proc/\(pid)/task"), threads.count > 1 {
+                total = 0
+                for tid in threads {
+                    guard let b = try? FileSystem.readFile(path: "/proc/\(pid)/task/\(tid)/schedstat"),
+                          let f = String(decoding: b, as: UTF8.self).split(separator: " ").first, let n = Int(f) else { continue }
+                    total += n
+                }
+            }
+            return total
+        }
+        return cpuTicks(of: pid).map { $0 * (1_000_000_000 / ticksPerSecond) }
+    }
 }
