@@ -137,7 +137,8 @@ struct AdvertisingCapture {
             case .ruuvi, .btHome, .appleNearby: kind = .nonConnectable
             case .iBeacon: kind = .scannableUndirected
             case .scanResponseName: kind = .scanResponse
-            case .heartRate, .nordicUART, .fitnessBand: kind = index % 7 == 0 ? .connectableDirected : .connectableUndirected
+            // No ADV_DIRECT_IND: directed advertising carries no AD structures to decode.
+            case .heartRate, .nordicUART, .fitnessBand: kind = .connectableUndirected
             }
             let names = ["Polar H10 ", "Ruuvi ", "ATC_", "Mi Band ", "Nordic_UART_", "Forerunner ", "HRM-Pro:", "iPhone "]
             let base = Array(names[index % names.count].utf8)

@@ -37,6 +37,33 @@ struct Figure {
         Figure(name: name, value: "not measured", target: target, verdict: .skipped(reason: reason))
     }
 
+    /// One tab-separated line, for a child benchmark process to hand its figures to the parent.
+    var record: String {
+        let reason: String = if case .skipped(let r) = verdict { r } else { "" }
+        return [name, value, target, verdict.word, reason]
+            .map { String($0.map { $0 == "\t" || $0 == "\n" ? " " : $0 }) }
+            .joined(separator: "\t")
+    }
+
+    init(name: String, value: String, target: String, verdict: Verdict) {
+        self.name = name
+        self.value = value
+        self.target = target
+        self.verdict = verdict
+    }
+
+    init?(record: Substring) {
+        let f = record.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        guard f.count == 5 else { return nil }
+        let verdict: Verdict = switch f[3] {
+        case "PASS": .pass
+        case "FAIL": .fail
+        case "info": .info
+        default: .skipped(reason: f[4])
+        }
+        self.init(name: f[0], value: f[1], target: f[2], verdict: verdict)
+    }
+
     /// The line printed as soon as the figure is known.
     var line: String {
         if case .skipped(let reason) = verdict { return "  \(name): SKIP (\(reason))" }

@@ -22,14 +22,14 @@ struct Subprocess {
     }
 
     /// Starts `arguments[0]` (searched on PATH when it has no slash) with stdout and stderr sent
-    /// to the given files (`/dev/null` to discard) and stdin from /dev/null.
-    static func spawn(_ arguments: [String], stdout: String = "/dev/null", stderr: String = "/dev/null") throws(Failure) -> Subprocess {
+    /// to the given files (`/dev/null` to discard; nil inherits ours) and stdin from /dev/null.
+    static func spawn(_ arguments: [String], stdout: String? = "/dev/null", stderr: String? = "/dev/null") throws(Failure) -> Subprocess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if let stdout { posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
+        if let stderr { posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         argv.append(nil)
         defer { for p in argv { free(p) } }
