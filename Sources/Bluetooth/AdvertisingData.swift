@@ -35,14 +35,35 @@ public struct AdvertisingData: Sendable, Equatable {
     /// The name's bytes; `nameIsComplete` distinguishes Complete from Shortened Local Name.
     public private(set) var nameRange: Range<Int>?
     public private(set) var nameIsComplete = false
-    /// Ranges of the UUID-list structures' payloads, by width (2, 4 or 16 bytes per UUID).
-    public private(set) var uuidLists: [(width: Int, range: Range<Int>)] = []
-    /// Service data: the UUID (from the structure) and the range of the data after it.
-    public private(set) var serviceData: [(uuid: BluetoothUUID, range: Range<Int>)] = []
-    /// Manufacturer data: company identifier and the range of the data after it.
-    public private(set) var manufacturerData: [(company: UInt16, range: Range<Int>)] = []
     /// How many structures the data held (including unknown types, which are skipped).
     public private(set) var structureCount = 0
+    /// How many UUIDs the UUID-list structures hold in all (every width).
+    public private(set) var serviceUUIDCount = 0
+    /// How many service-data and manufacturer-data structures there are.
+    public private(set) var serviceDataCount = 0
+    public private(set) var manufacturerDataCount = 0
+
+    /// Ranges of the UUID-list structures' payloads, by width (2, 4 or 16 bytes per UUID).
+    /// Built on demand from `structures`: parsing itself stores no arrays, so it never allocates.
+    public var uuidLists: [(width: Int, range: Range<Int>)] {
+        var out: [(width: Int, range: Range<Int>)] = []
+        for case let .serviceUUIDs(width, range) in structures { out.append((width, range)) }
+        return out
+    }
+
+    /// Service data: the UUID (from the structure) and the range of the data after it.
+    public var serviceData: [(uuid: BluetoothUUID, range: Range<Int>)] {
+        var out: [(uuid: BluetoothUUID, range: Range<Int>)] = []
+        for case let .serviceData(uuid, range) in structures { out.append((uuid, range)) }
+        return out
+    }
+
+    /// Manufacturer data: company identifier and the range of the data after it.
+    public var manufacturerData: [(company: UInt16, range: Range<Int>)] {
+        var out: [(company: UInt16, range: Range<Int>)] = []
+        for case let .manufacturerData(company, range) in structures { out.append((company, range)) }
+        return out
+    }
 
     public enum ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         case structureOverrunsData(offset: Int, length: Int)
@@ -57,64 +78,139 @@ public struct AdvertisingData: Sendable, Equatable {
         }
     }
 
+    /// One AD structure, decoded. Variable-length parts are ranges of `bytes` (indices of the
+    /// original buffer), so visiting structures allocates nothing.
+    public enum Structure: Sendable, Equatable {
+        case flags(UInt8)
+        /// Incomplete or complete list of 16-, 32- or 128-bit service UUIDs (`width` bytes each).
+        case serviceUUIDs(width: Int, range: Range<Int>)
+        case localName(range: Range<Int>, isComplete: Bool)
+        case txPower(Int8)
+        case appearance(UInt16)
+        /// Service data - 16-, 32- or 128-bit UUID; `range` is the data after the UUID.
+        case serviceData(uuid: BluetoothUUID, range: Range<Int>)
+        /// `range` is the data after the company identifier.
+        case manufacturerData(company: UInt16, range: Range<Int>)
+        /// A type Vigil does not interpret (legal: skipped by its length).
+        case other(type: UInt8, range: Range<Int>)
+    }
+
     /// Parses every structure. A zero length byte ends the significant part (§11: the rest is
     /// padding, seen in 31-byte legacy payloads).
     public init(_ bytes: ArraySlice<UInt8>) throws(ParseError) {
         self.bytes = bytes
-        var i = bytes.startIndex
-        let end = bytes.endIndex
-        while i < end {
-            let length = Int(bytes[i])
-            if length == 0 { break }
-            guard i + 1 + length <= end else { throw .structureOverrunsData(offset: i - bytes.startIndex, length: length) }
-            let type = bytes[i + 1]
-            let payload = (i + 2)..<(i + 1 + length)
-            try decode(type: type, payload: payload)
+        var walker = StructureWalker(bytes)
+        while let structure = try walker.next() {
             structureCount += 1
-            i += 1 + length
+            switch structure {
+            case .flags(let value): flags = value
+            case let .serviceUUIDs(width, range): serviceUUIDCount += range.count / width
+            case let .localName(range, isComplete):
+                // A complete name wins over a shortened one whatever their order.
+                if nameRange == nil || (isComplete && !nameIsComplete) {
+                    nameRange = range
+                    nameIsComplete = isComplete
+                }
+            case .txPower(let value): txPower = value
+            case .appearance(let value): appearance = value
+            case .serviceData: serviceDataCount += 1
+            case .manufacturerData: manufacturerDataCount += 1
+            case .other: break
+            }
         }
     }
 
     public init(_ bytes: [UInt8]) throws(ParseError) { try self.init(bytes[...]) }
 
-    private mutating func decode(type: UInt8, payload p: Range<Int>) throws(ParseError) {
-        switch type {
-        case ADType.flags:
-            guard p.count >= 1 else { throw .wrongLength(type: type, length: p.count) }
-            flags = bytes[p.lowerBound]
-        case ADType.incompleteUUID16, ADType.completeUUID16:
-            guard p.count % 2 == 0 else { throw .wrongLength(type: type, length: p.count) }
-            uuidLists.append((2, p))
-        case ADType.incompleteUUID32, ADType.completeUUID32:
-            guard p.count % 4 == 0 else { throw .wrongLength(type: type, length: p.count) }
-            uuidLists.append((4, p))
-        case ADType.incompleteUUID128, ADType.completeUUID128:
-            guard p.count % 16 == 0 else { throw .wrongLength(type: type, length: p.count) }
-            uuidLists.append((16, p))
-        case ADType.shortenedLocalName, ADType.completeLocalName:
-            // A complete name wins over a shortened one whatever their order.
-            if nameRange == nil || (type == ADType.completeLocalName && !nameIsComplete) {
-                nameRange = p
-                nameIsComplete = type == ADType.completeLocalName
+    /// Every structure in order, decoded, without allocating. The data was validated when
+    /// this value was made, so the sequence always reaches the end.
+    public var structures: Structures { Structures(bytes: bytes) }
+
+    public struct Structures: Sequence, Sendable {
+        let bytes: ArraySlice<UInt8>
+        public struct Iterator: IteratorProtocol {
+            var walker: StructureWalker
+            public mutating func next() -> Structure? { (try? walker.next()) ?? nil }
+        }
+        public func makeIterator() -> Iterator { Iterator(walker: StructureWalker(bytes)) }
+    }
+
+    /// The one decoder of the structure sequence, shared by parsing and iteration.
+    struct StructureWalker {
+        let bytes: ArraySlice<UInt8>
+        var i: Int
+
+        init(_ bytes: ArraySlice<UInt8>) {
+            self.bytes = bytes
+            i = bytes.startIndex
+        }
+
+        // Forced inline: this runs once per structure of every report a crowded radio delivers.
+        @inline(__always)
+        mutating func next() throws(ParseError) -> Structure? {
+            let end = bytes.endIndex
+            guard i < end else { return nil }
+            let length = Int(bytes[i])
+            if length == 0 {
+                i = end
+                return nil
             }
-        case ADType.txPowerLevel:
-            guard p.count == 1 else { throw .wrongLength(type: type, length: p.count) }
-            txPower = Int8(bitPattern: bytes[p.lowerBound])
-        case ADType.appearance:
-            guard p.count == 2 else { throw .wrongLength(type: type, length: p.count) }
-            appearance = UInt16(bytes[p.lowerBound]) | UInt16(bytes[p.lowerBound + 1]) << 8
-        case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
-            let width = type == ADType.serviceData16 ? 2 : type == ADType.serviceData32 ? 4 : 16
-            guard p.count >= width, let uuid = BluetoothUUID(wireBytes: bytes[p.lowerBound..<(p.lowerBound + width)]) else {
-                throw .wrongLength(type: type, length: p.count)
+            guard length < end - i else { throw .structureOverrunsData(offset: i - bytes.startIndex, length: length) }
+            let type = bytes[i + 1]
+            let p = (i + 2)..<(i + 1 + length)
+            i += 1 + length
+            return try decode(type: type, payload: p)
+        }
+
+        @inline(__always)
+        private func decode(type: UInt8, payload p: Range<Int>) throws(ParseError) -> Structure {
+            switch type {
+            case ADType.flags:
+                guard p.count >= 1 else { throw .wrongLength(type: type, length: p.count) }
+                return .flags(bytes[p.lowerBound])
+            case ADType.incompleteUUID16, ADType.completeUUID16:
+                guard p.count % 2 == 0 else { throw .wrongLength(type: type, length: p.count) }
+                return .serviceUUIDs(width: 2, range: p)
+            case ADType.incompleteUUID32, ADType.completeUUID32:
+                guard p.count % 4 == 0 else { throw .wrongLength(type: type, length: p.count) }
+                return .serviceUUIDs(width: 4, range: p)
+            case ADType.incompleteUUID128, ADType.completeUUID128:
+                guard p.count % 16 == 0 else { throw .wrongLength(type: type, length: p.count) }
+                return .serviceUUIDs(width: 16, range: p)
+            case ADType.shortenedLocalName, ADType.completeLocalName:
+                return .localName(range: p, isComplete: type == ADType.completeLocalName)
+            case ADType.txPowerLevel:
+                guard p.count == 1 else { throw .wrongLength(type: type, length: p.count) }
+                return .txPower(Int8(bitPattern: bytes[p.lowerBound]))
+            case ADType.appearance:
+                guard p.count == 2 else { throw .wrongLength(type: type, length: p.count) }
+                return .appearance(UInt16(bytes[p.lowerBound]) | UInt16(bytes[p.lowerBound + 1]) << 8)
+            case ADType.serviceData16, ADType.serviceData32, ADType.serviceData128:
+                let width = type == ADType.serviceData16 ? 2 : type == ADType.serviceData32 ? 4 : 16
+                guard p.count >= width else { throw .wrongLength(type: type, length: p.count) }
+                return .serviceData(uuid: AdvertisingData.uuid(in: bytes, at: p.lowerBound, width: width), range: (p.lowerBound + width)..<p.upperBound)
+            case ADType.manufacturerSpecific:
+                guard p.count >= 2 else { throw .wrongLength(type: type, length: p.count) }
+                let company = UInt16(bytes[p.lowerBound]) | UInt16(bytes[p.lowerBound + 1]) << 8
+                return .manufacturerData(company: company, range: (p.lowerBound + 2)..<p.upperBound)
+            default:
+                return .other(type: type, range: p)
             }
-            serviceData.append((uuid, (p.lowerBound + width)..<p.upperBound))
-        case ADType.manufacturerSpecific:
-            guard p.count >= 2 else { throw .wrongLength(type: type, length: p.count) }
-            let company = UInt16(bytes[p.lowerBound]) | UInt16(bytes[p.lowerBound + 1]) << 8
-            manufacturerData.append((company, (p.lowerBound + 2)..<p.upperBound))
-        default:
-            break  // Unknown types are legal: skipped by length.
+        }
+    }
+
+    /// A UUID of `width` (2, 4 or 16) bytes, least-significant first, at `index`, read in place
+    /// (`BluetoothUUID(wireBytes:)` copies into an array first, too slow for every report).
+    static func uuid(in bytes: ArraySlice<UInt8>, at index: Int, width: Int) -> BluetoothUUID {
+        func little(_ start: Int, _ count: Int) -> UInt64 {
+            var v: UInt64 = 0
+            for k in 0..<count { v |= UInt64(bytes[start + k]) << (8 * UInt64(k)) }
+            return v
+        }
+        switch width {
+        case 2: return BluetoothUUID(UInt16(truncatingIfNeeded: little(index, 2)))
+        case 4: return BluetoothUUID(uuid32: UInt32(truncatingIfNeeded: little(index, 4)))
+        default: return BluetoothUUID(high: little(index + 8, 8), low: little(index, 8))
         }
     }
 
@@ -124,33 +220,32 @@ public struct AdvertisingData: Sendable, Equatable {
     /// Every advertised service UUID, in order.
     public var serviceUUIDs: [BluetoothUUID] {
         var out: [BluetoothUUID] = []
-        for (width, range) in uuidLists {
-            var i = range.lowerBound
-            while i + width <= range.upperBound {
-                if let uuid = BluetoothUUID(wireBytes: bytes[i..<(i + width)]) { out.append(uuid) }
-                i += width
+        out.reserveCapacity(serviceUUIDCount)
+        for case let .serviceUUIDs(width, range) in structures {
+            for i in stride(from: range.lowerBound, to: range.upperBound, by: width) {
+                out.append(Self.uuid(in: bytes, at: i, width: width))
             }
         }
         return out
     }
 
     public func advertises(_ uuid: BluetoothUUID) -> Bool {
-        for (width, range) in uuidLists where uuid.wireBytes.count == width || width == 16 || (width == 4 && uuid.uuid32 != nil) {
-            var i = range.lowerBound
-            while i + width <= range.upperBound {
-                if BluetoothUUID(wireBytes: bytes[i..<(i + width)]) == uuid { return true }
-                i += width
+        for case let .serviceUUIDs(width, range) in structures {
+            for i in stride(from: range.lowerBound, to: range.upperBound, by: width) where Self.uuid(in: bytes, at: i, width: width) == uuid {
+                return true
             }
         }
         return false
     }
 
     public func serviceData(for uuid: BluetoothUUID) -> [UInt8]? {
-        serviceData.first { $0.uuid == uuid }.map { Array(bytes[$0.range]) }
+        for case let .serviceData(u, range) in structures where u == uuid { return Array(bytes[range]) }
+        return nil
     }
 
     public func manufacturerData(company: UInt16) -> [UInt8]? {
-        manufacturerData.first { $0.company == company }.map { Array(bytes[$0.range]) }
+        for case let .manufacturerData(c, range) in structures where c == company { return Array(bytes[range]) }
+        return nil
     }
 
     public static func == (a: Self, b: Self) -> Bool { a.bytes == b.bytes }

@@ -33,7 +33,17 @@ extension HCI {
 
         /// Decodes an event packet without its H4 indicator.
         public init(bytes: [UInt8]) throws(WireError) {
-            var r = ByteReader(bytes)
+            try self.init(bytes: bytes, range: bytes.startIndex..<bytes.endIndex)
+        }
+
+        /// Decodes the event packet (without its H4 indicator) held in `bytes[range]`, without
+        /// copying it out: a btsnoop replay or the benchmark decodes straight from the file's
+        /// buffer, and advertising report data stays a slice of it.
+        public init(bytes: [UInt8], range: Range<Int>) throws(WireError) {
+            guard range.lowerBound >= 0, range.upperBound <= bytes.count else {
+                throw .malformed("event range \(range) is outside a buffer of \(bytes.count) byte(s)")
+            }
+            var r = ByteReader(bytes, range: range)
             let code = try r.readUInt8("event code")
             let length = Int(try r.readUInt8("parameter length"))
             guard r.remainingCount == length else {

@@ -138,6 +138,11 @@ public struct Host: Sendable {
         flush(at: now)
     }
 
+    /// Report every advertisement from these peers, not only new or changed data (see `Scanner`).
+    public mutating func watch(_ peers: Set<DeviceAddress>) {
+        scanner.watched = peers
+    }
+
     public mutating func stopScanning(at now: MonotonicInstant) {
         scanner.wanted = nil
         reconcileScanning()

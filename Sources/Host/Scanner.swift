@@ -56,6 +56,9 @@ struct Scanner: Sendable {
     /// What the owner asked for; reconciled with `state` whenever commands can be sent.
     var wanted: Bool? = nil  // nil = off, else active?
     private(set) var devices: [DeviceAddress: Advertisement] = [:]
+    /// Addresses the owner wants to hear every time, data changed or not: a remembered
+    /// transmitter it will connect to the moment it advertises.
+    var watched: Set<DeviceAddress> = []
     /// A crowded radio (or a hostile one rotating random addresses) must not grow memory
     /// without bound: the least recently seen entries go first.
     static let maximumDevices = 256
@@ -77,7 +80,7 @@ struct Scanner: Sendable {
                 if known.isConnectable != report.isConnectable { known.isConnectable = report.isConnectable; changed = true }
             }
             devices[report.address] = known
-            return changed ? known : nil
+            return changed || watched.contains(report.address) ? known : nil
         }
         if devices.count >= Self.maximumDevices, let oldest = devices.min(by: { $0.value.lastSeen < $1.value.lastSeen })?.key {
             devices.removeValue(forKey: oldest)

@@ -11,7 +11,14 @@ import Transmitters
 /// `ApplianceEvent`s out. Drivers see characteristic UUIDs; this type maps them to handles.
 public struct Appliance: Sendable {
     public struct Device: Sendable {
-        public var driver: any TransmitterDriver
+        public enum Transmitter: Sendable {
+            /// A transmitter Vigil connects to, run by its driver.
+            case connected(any TransmitterDriver)
+            /// A transmitter read from its advertisements alone.
+            case broadcast(any BroadcastDecoder)
+        }
+
+        public var transmitter: Transmitter
         /// Pair before use (the configuration's `pair = true`), even if the profile does not require it.
         public var pair: Bool
         /// A fixed address from the configuration: match this peer only.
@@ -20,34 +27,58 @@ public struct Appliance: Sendable {
         public var namePrefix: String?
 
         public init(driver: any TransmitterDriver, pair: Bool = false, address: Address? = nil, namePrefix: String? = nil) {
-            self.driver = driver
+            self.transmitter = .connected(driver)
             self.pair = pair
+            self.address = address
+            self.namePrefix = namePrefix
+        }
+
+        public init(decoder: any BroadcastDecoder, address: Address? = nil, namePrefix: String? = nil) {
+            self.transmitter = .broadcast(decoder)
+            self.pair = false
             self.address = address
             self.namePrefix = namePrefix
         }
     }
 
     var slots: [TransmitterSlot]
+    var broadcasters: [BroadcastSlot]
     public private(set) var remembered: RememberedTransmitters
     let activeScan: Bool
     private var events: [ApplianceEvent] = []
     private var controllerUp = false
 
-    public init(devices: [Device], remembered: RememberedTransmitters, activeScan: Bool = true) {
+    /// `driverStates`: what drivers saved in an earlier run (`ApplianceEvent.driverState`).
+    public init(devices: [Device], remembered: RememberedTransmitters, activeScan: Bool = true, driverStates: [DeviceID: [String: String]] = [:]) {
         self.remembered = remembered
         self.activeScan = activeScan
-        slots = devices.map { d in
-            let profile = d.driver.profile
-            let known = remembered.address(for: d.driver.device)
-            var matcher = TransmitterMatcher(profile: profile, remembered: known)
-            if let prefix = d.namePrefix { matcher.namePrefix = prefix }
-            // A configured address that differs from the remembered one: the configuration
-            // changed, so the remembered peer is stale.
-            if let fixed = d.address, known?.address != fixed { matcher.remembered = nil }
-            return TransmitterSlot(device: d.driver.device, driver: d.driver, matcher: matcher,
-                                   securityFirst: d.pair || profile.security == .encryptionRequired,
-                                   fixedAddress: d.address)
+        var slots: [TransmitterSlot] = []
+        var broadcasters: [BroadcastSlot] = []
+        for d in devices {
+            switch d.transmitter {
+            case .connected(var driver):
+                if var persistent = driver as? any PersistentDriverState, let saved = driverStates[driver.device] {
+                    persistent.restore(saved)
+                    if let restored = persistent as? any TransmitterDriver { driver = restored }
+                }
+                let profile = driver.profile
+                let known = remembered.address(for: driver.device)
+                var matcher = TransmitterMatcher(profile: profile, remembered: known)
+                if let prefix = d.namePrefix { matcher.namePrefix = prefix }
+                // A configured address that differs from the remembered one: the configuration
+                // changed, so the remembered peer is stale.
+                if let fixed = d.address, known?.address != fixed { matcher.remembered = nil }
+                slots.append(TransmitterSlot(device: driver.device, driver: driver, matcher: matcher,
+                                             securityFirst: d.pair || profile.security == .encryptionRequired,
+                                             fixedAddress: d.address))
+            case .broadcast(let decoder):
+                let known = remembered.address(for: decoder.device)
+                broadcasters.append(BroadcastSlot(decoder: decoder, remembered: d.address == nil || known?.address == d.address ? known : nil,
+                                                  fixedAddress: d.address, namePrefix: d.namePrefix))
+            }
         }
+        self.slots = slots
+        self.broadcasters = broadcasters
     }
 
     /// Events since the last call.
@@ -56,7 +87,7 @@ public struct Appliance: Sendable {
         return events
     }
 
-    public var nextDeadline: MonotonicInstant? { earliest(slots.map(\.nextDeadline)) }
+    public var nextDeadline: MonotonicInstant? { earliest(slots.map(\.nextDeadline) + broadcasters.map(\.nextDeadline)) }
 
     /// Snapshot for `vigil status` and logs: each device's state in words.
     public var deviceStates: [(DeviceID, String)] {
@@ -70,7 +101,7 @@ public struct Appliance: Sendable {
             case .running: "connected"
             }
             return (slot.device, words)
-        }
+        } + broadcasters.map { ($0.device, $0.remembered.map { "listening to \($0)" } ?? "listening") }
     }
 
     // MARK: inputs
@@ -81,8 +112,8 @@ public struct Appliance: Sendable {
         for i in slots.indices where slots[i].handle == nil {
             slots[i].state = .searching
         }
+        for i in broadcasters.indices { broadcasters[i].decoder.start(at: now) }
         updateScanning(host: &host, at: now)
-        for i in slots.indices { connectIfKnown(i, host: &host, at: now) }
     }
 
     public mutating func handleDeadline(host: inout Host, at now: MonotonicInstant) {
@@ -90,7 +121,6 @@ public struct Appliance: Sendable {
             switch slots[i].state {
             case .waitingToReconnect(let until) where now >= until:
                 slots[i].state = .searching
-                connectIfKnown(i, host: &host, at: now)
             case .running(let handle):
                 if let d = slots[i].driver.nextDeadline, now >= d {
                     let actions = slots[i].driver.handleDeadline(at: now)
@@ -98,6 +128,12 @@ public struct Appliance: Sendable {
                 }
             default:
                 break
+            }
+        }
+        for i in broadcasters.indices {
+            if let d = broadcasters[i].decoder.nextDeadline, now >= d {
+                let produced = broadcasters[i].decoder.handleDeadline(at: now)
+                report(produced, device: broadcasters[i].device, peer: broadcasters[i].remembered)
             }
         }
         updateScanning(host: &host, at: now)
@@ -172,23 +208,31 @@ public struct Appliance: Sendable {
 
     // MARK: searching and connecting
 
+    /// Scanning runs while any transmitter is being searched for (remembered ones included:
+    /// Vigil connects the moment they advertise, which catches a Dexcom's short windows) and
+    /// while any broadcast transmitter is configured.
     private mutating func updateScanning(host: inout Host, at now: MonotonicInstant) {
         guard controllerUp else { return }
-        let searching = slots.contains { $0.state == .searching && $0.matcher.remembered == nil }
-        if searching && !host.isScanning { host.startScanning(active: activeScan, at: now) }
-        if !searching && host.isScanning { host.stopScanning(at: now) }
-    }
-
-    /// A remembered (or configured) address needs no scan: LE Create Connection finds it.
-    private mutating func connectIfKnown(_ i: Int, host: inout Host, at now: MonotonicInstant) {
-        guard controllerUp, slots[i].state == .searching, let peer = slots[i].matcher.remembered else { return }
-        slots[i].state = .connecting(peer)
-        events.append(.connecting(slots[i].device, peer: peer))
-        host.connect(peer, at: now)
+        let searching = slots.filter { $0.state == .searching }
+        host.watch(Set(searching.compactMap(\.matcher.remembered)))
+        let wanted = !searching.isEmpty || !broadcasters.isEmpty
+        if wanted && !host.isScanning { host.startScanning(active: activeScan, at: now) }
+        if !wanted && host.isScanning { host.stopScanning(at: now) }
     }
 
     private mutating func advertisementSeen(_ a: Advertisement, host: inout Host, at now: MonotonicInstant) {
-        let summary = AdvertisementSummary(address: a.address, name: a.name, serviceUUIDs: a.serviceUUIDs, rssi: a.rssi)
+        let summary = AdvertisementSummary(address: a.address, advertising: a.parsed, scanResponse: a.parsedScanResponse, rssi: a.rssi)
+        // Broadcasters first: real ones are not connectable.
+        for i in broadcasters.indices where broadcasters[i].matches(summary) {
+            let produced = broadcasters[i].decoder.decode(summary, at: now)
+            if broadcasters[i].remembered == nil, produced.containsReading {
+                broadcasters[i].remembered = a.address
+                if (try? remembered.rememberIfNew(a.address, for: broadcasters[i].device)) == true {
+                    events.append(.rememberedAddress(broadcasters[i].device, a.address))
+                }
+            }
+            report(produced, device: broadcasters[i].device, peer: a.address)
+        }
         // A peer already claimed by one slot is not offered to another.
         let claimed = Set(slots.compactMap { s -> DeviceAddress? in
             if case .connecting(let p) = s.state { return p }
@@ -202,6 +246,15 @@ public struct Appliance: Sendable {
             break
         }
         updateScanning(host: &host, at: now)
+    }
+
+    /// Hands a broadcaster's events up: readings together, the rest one by one.
+    private mutating func report(_ produced: [TransmitterEvent], device: DeviceID, peer: DeviceAddress?) {
+        var readings: [Reading] = []
+        for event in produced {
+            if case .reading(let r) = event { readings.append(r) } else { events.append(.transmitter(device, peer: peer, event)) }
+        }
+        if !readings.isEmpty { events.append(.readings(device, peer: peer, readings)) }
     }
 
     private mutating func waitToReconnect(_ i: Int, at now: MonotonicInstant) {
@@ -270,7 +323,11 @@ public struct Appliance: Sendable {
             events.append(.rememberedAddress(device, peer))
         }
         slots[i].state = .running(handle: handle)
-        let actions = slots[i].driver.start(discovered, at: now)
+        var actions = slots[i].driver.start(discovered, at: now)
+        for (reference, takenAt) in slots[i].pendingCalibrations {
+            actions += slots[i].driver.receive(.calibration(reference, takenAt: takenAt), at: now)
+        }
+        slots[i].pendingCalibrations.removeAll()
         perform(actions, slot: i, handle: handle, host: &host, at: now)
     }
 
@@ -329,6 +386,9 @@ public struct Appliance: Sendable {
             switch action {
             case .emit(let event):
                 if case .disconnected = event { continue }  // the appliance reports disconnections itself
+                // A session that got going proves the device works: the next reconnection need
+                // not wait (Dexcom sessions last seconds, then it sleeps until its next window).
+                if case .connected = event { slots[i].backoff = .seconds(1) }
                 events.append(.transmitter(device, peer: peer, event))
             case .read(let uuid):
                 guard !linkGone else { continue }
@@ -361,7 +421,36 @@ public struct Appliance: Sendable {
                 host.disconnect(handle: handle, at: now)
             }
         }
-        if !readings.isEmpty { events.append(.readings(device, peer: peer, readings)) }
+        if !readings.isEmpty {
+            events.append(.readings(device, peer: peer, readings))
+            routeCalibrations(readings, from: i, host: &host, at: now)
+        }
+        if let persistent = slots[i].driver as? any PersistentDriverState, persistent.persistentState != slots[i].savedState {
+            slots[i].savedState = persistent.persistentState
+            events.append(.driverState(device, slots[i].savedState))
+        }
+    }
+
+    /// A meter's fingersticks are calibration points for every other transmitter (drivers that
+    /// report raw values use them; the rest ignore them). Meter records carry the meter's
+    /// wall-clock time; drivers take monotonic time, so convert with the host's wall clock.
+    private mutating func routeCalibrations(_ readings: [Reading], from source: Int, host: inout Host, at now: MonotonicInstant) {
+        for reading in readings {
+            guard case .meterGlucose(let reference) = reading.value else { continue }
+            let takenAt: MonotonicInstant = switch reading.time {
+            case .monotonic(let instant): instant
+            case .wallClock(let time): now - (host.wallClock - time)
+            }
+            for j in slots.indices where j != source {
+                if case .running(let handle) = slots[j].state {
+                    let actions = slots[j].driver.receive(.calibration(reference, takenAt: takenAt), at: now)
+                    perform(actions, slot: j, handle: handle, host: &host, at: now)
+                } else {
+                    slots[j].pendingCalibrations.append((reference, takenAt))
+                    if slots[j].pendingCalibrations.count > 10 { slots[j].pendingCalibrations.removeFirst() }
+                }
+            }
+        }
     }
 
     /// Maps a driver operation to a GATT operation on a discovered characteristic; answers the

@@ -14,5 +14,7 @@ public enum ApplianceEvent: Sendable, Equatable {
     case encrypted(DeviceID, peer: DeviceAddress, bonded: Bool)
     case paired(DeviceID, peer: DeviceAddress, secureConnections: Bool)
     case rememberedAddress(DeviceID, DeviceAddress)
+    /// A driver's state to keep across restarts changed (see `PersistentDriverState`).
+    case driverState(DeviceID, [String: String])
     case bluetooth(BluetoothState)
 }

@@ -44,6 +44,10 @@ struct TransmitterSlot: Sendable {
     var retriedPairingAfterBondLoss = false
     var backoff: Duration = .seconds(1)
     var connectedSince: MonotonicInstant?
+    /// The driver's persistent state as last reported, to notice changes.
+    var savedState: [String: String] = [:]
+    /// Fingerstick calibrations that arrived while the link was down, handed over at the next start.
+    var pendingCalibrations: [(GlucoseConcentration, MonotonicInstant)] = []
     /// A configured address: only this peer is ours, whatever the matcher would say.
     var fixedAddress: Address?
 

@@ -1,16 +1,22 @@
 import Bluetooth
+import Clocks
 import Readings
 import Transmitters
 
 extension ApplianceEvent {
     /// The `--events-json` form: one object per line, `event` first, then `device` (the
     /// configured name) and `address`. Field names are a contract with scripts and tests.
-    public var json: [JSON] {
+    /// Reading times are monotonic in the core; the two clocks read at the same moment turn
+    /// them into wall-clock times for the record.
+    public func json(monotonicNow: MonotonicInstant, wallNow: WallClockTime) -> [JSON] {
         switch self {
         case let .transmitter(device, peer, event):
             return Self.transmitterJSON(device, peer, event)
         case let .readings(device, peer, readings):
-            return [.object(Self.head("reading", device, peer) + Self.readingFields(readings))]
+            return Self.records(readings).map { group in
+                let time = group[0].time.wallClockTime(monotonicNow: monotonicNow, wallNow: wallNow)
+                return .object(Self.head("reading", device, peer) + Self.readingFields(group) + [("time", .string(time.iso8601))])
+            }
         case let .connecting(device, peer):
             return [.object(Self.head("connecting", device, peer))]
         case let .encrypted(device, peer, bonded):
@@ -19,6 +25,8 @@ extension ApplianceEvent {
             return [.object(Self.head("paired", device, peer) + [("secureConnections", .bool(sc))])]
         case let .rememberedAddress(device, peer):
             return [.object(Self.head("remembered", device, peer))]
+        case let .driverState(device, state):
+            return [.object(Self.head("state-saved", device, nil) + state.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) })]
         case let .bluetooth(state):
             return [.object([("event", "bluetooth"), ("state", .string(Self.stateWord(state)))] + Self.reason(state))]
         }
@@ -43,8 +51,24 @@ extension ApplianceEvent {
         return []
     }
 
-    /// One notification's readings as one record: a heart-rate measurement's rate, contact,
-    /// energy and RR intervals together.
+    /// Splits readings into records: a heart-rate measurement's rate, RR intervals and energy
+    /// (same time) form one record; every other reading — each backfilled glucose value among
+    /// them — is a record of its own.
+    static func records(_ readings: [Reading]) -> [[Reading]] {
+        var out: [[Reading]] = []
+        for reading in readings {
+            let isHeart = [.heartRate, .rrIntervals, .energyExpended].contains(reading.kind)
+            if isHeart, let last = out.last, let first = last.first, first.time == reading.time,
+               [.heartRate, .rrIntervals, .energyExpended].contains(first.kind), !last.contains(where: { $0.kind == reading.kind }) {
+                out[out.count - 1].append(reading)
+            } else {
+                out.append([reading])
+            }
+        }
+        return out
+    }
+
+    /// One record's fields.
     static func readingFields(_ readings: [Reading]) -> [(String, JSON)] {
         var kind: String?
         var fields: [(String, JSON)] = []
@@ -92,7 +116,7 @@ extension ApplianceEvent {
         case .connected: return one("connected")
         case .disconnected(let reason): return one("disconnected", [("reason", .string(reason))])
         case .bluetoothStateChanged(let state): return one("bluetooth", [("state", .string(stateWord(state)))] + reason(state))
-        case .reading(let reading): return [.object(head("reading", device, peer) + readingFields([reading]))]
+        case .reading(let reading): return [.object(head("reading", device, peer) + readingFields([reading]))]  // drivers' readings arrive via `.readings`
         case .info(let info):
             var out: [JSON] = []
             if let battery = info.battery { out += one("battery", [("percent", .int(Int64(battery.value)))]) }
@@ -129,6 +153,7 @@ extension ApplianceEvent {
         case let .encrypted(device, _, bonded): "\(device): link encrypted\(bonded ? " with the bond" : "")"
         case let .paired(device, _, sc): "\(device): paired (\(sc ? "LE Secure Connections" : "LE legacy"))"
         case let .rememberedAddress(device, peer): "\(device): remembered as \(peer)"
+        case let .driverState(device, state): "\(device): state saved (\(state.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")))"
         case .bluetooth(let state): "Bluetooth \(state)"
         }
     }

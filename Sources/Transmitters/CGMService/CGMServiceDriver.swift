@@ -69,6 +69,9 @@ public struct CGMServiceDriver: TransmitterDriver {
     public private(set) var sessionRunTime: CGMSessionRunTime?
     /// The newest time offset taken; survives reconnections, and is what the app persists.
     public private(set) var lastTimeOffsetMinutes: UInt16?
+
+    /// Sets the last stored time offset from the app's saved state (`PersistentDriverState`).
+    mutating func restoreLastTimeOffset(_ value: UInt16) { lastTimeOffsetMinutes = value }
     public private(set) var recordTransfer: RecordTransfer?
     /// The SOCP request awaiting its response, and when it times out.
     public private(set) var pendingSessionCommand: (opcode: CGMSpecificOpsControlPoint.Opcode, deadline: MonotonicInstant)?

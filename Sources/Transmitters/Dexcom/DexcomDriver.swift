@@ -307,12 +307,7 @@ extension DexcomDriver {
     /// Builds a driver from a configuration line's options, rejecting what cannot work.
     public init(_ configuration: TransmitterConfiguration) throws(TransmitterConfigurationError) {
         try configuration.rejectUnknownOptions(known: ["transmitter-id", "backfill-hours", "listen-only"])
-        // `vigil run` currently hands TOML strings over with their quotes (RunCommand maps
-        // values through their TOML description); a quoted value is read as its contents.
-        func option(_ key: String) -> String? {
-            guard let text = configuration.options[key] else { return nil }
-            return text.count >= 2 && text.hasPrefix("\"") && text.hasSuffix("\"") ? String(text.dropFirst().dropLast()) : text
-        }
+        func option(_ key: String) -> String? { configuration.options[key] }
         guard let text = option("transmitter-id") else {
             throw .invalidOption("transmitter-id", value: "", expected: "the 6-character ID printed on the transmitter")
         }

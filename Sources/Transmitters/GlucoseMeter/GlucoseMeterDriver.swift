@@ -63,6 +63,9 @@ public struct GlucoseMeterDriver: TransmitterDriver {
     public private(set) var phase: Phase = .notStarted
     /// The highest sequence number taken so far; survives reconnections.
     public private(set) var lastSequenceNumber: UInt16?
+
+    /// Sets the last stored sequence number from the app's saved state (`PersistentDriverState`).
+    mutating func restoreLastSequenceNumber(_ value: UInt16) { lastSequenceNumber = value }
     public private(set) var feature: GlucoseFeature?
     /// The newest Measurement Context received, for the status page.
     public private(set) var lastContext: GlucoseMeasurementContext?

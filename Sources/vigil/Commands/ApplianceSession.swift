@@ -2,6 +2,7 @@ import App
 import Clocks
 import Host
 import Platform
+import Readings
 import Transmitters
 
 /// `vigil run` and `vigil demo` as a host session: the appliance, its events printed for
@@ -15,6 +16,8 @@ struct ApplianceSession: HostSession {
     /// Where remembered transmitter addresses are saved; nil for the demo.
     let state: StateDirectory?
     var exitCode: Int32 = 0
+    /// Every driver's saved state, written whole when one changes.
+    var driverStates: [DeviceID: [String: String]] = [:]
     var isFinished: Bool { false }
     var nextDeadline: MonotonicInstant? { appliance.nextDeadline }
 
@@ -36,7 +39,7 @@ struct ApplianceSession: HostSession {
     private mutating func report() {
         for event in appliance.takeEvents() {
             if eventsJSON {
-                for line in event.json { print(line.rendered) }
+                for line in event.json(monotonicNow: SystemClock.monotonicNow(), wallNow: SystemClock.wallNow()) { print(line.rendered) }
             } else if console {
                 print(event.logLine)
             }
@@ -46,6 +49,10 @@ struct ApplianceSession: HostSession {
             case .rememberedAddress:
                 logger.log(.notice, event.logLine)
                 state?.saveRemembered(appliance.remembered)
+            case .driverState(let device, let values):
+                logger.log(.info, event.logLine)
+                driverStates[device] = values
+                state?.saveDriverStates(driverStates)
             case .bluetooth(.unavailable), .transmitter(_, _, .noData), .transmitter(_, _, .pairingFailed),
                  .transmitter(_, _, .incompatible), .transmitter(_, _, .malformedValue):
                 logger.log(.warning, event.logLine)
@@ -58,6 +65,34 @@ struct ApplianceSession: HostSession {
 }
 
 extension StateDirectory {
+    /// Drivers' state between runs: one `device<TAB>key<TAB>value` line each (names may hold spaces).
+    func loadDriverStates() -> [DeviceID: [String: String]] {
+        let file = path + "/driver-state"
+        guard FileSystem.exists(path: file), let bytes = try? FileSystem.readFile(path: file) else { return [:] }
+        var states: [DeviceID: [String: String]] = [:]
+        for (number, line) in String(decoding: bytes, as: UTF8.self).split(separator: "\n").enumerated() {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 3 else {
+                logger.log(.warning, "\(file):\(number + 1): expected device, key and value separated by tabs; line ignored")
+                continue
+            }
+            states[DeviceID(String(fields[0])), default: [:]][String(fields[1])] = String(fields[2])
+        }
+        return states
+    }
+
+    func saveDriverStates(_ states: [DeviceID: [String: String]]) {
+        var text = ""
+        for (device, values) in states.sorted(by: { $0.key < $1.key }) {
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(device.rawValue)\t\(key)\t\(value)\n" }
+        }
+        do {
+            try AtomicFile.write(path: path + "/driver-state", bytes: Array(text.utf8), mode: 0o600)
+        } catch {
+            logger.log(.error, "cannot save transmitter state: \(error)")
+        }
+    }
+
     func loadRemembered() -> RememberedTransmitters {
         let file = path + "/transmitters"
         guard FileSystem.exists(path: file) else { return RememberedTransmitters() }

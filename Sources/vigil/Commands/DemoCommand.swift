@@ -11,7 +11,7 @@ struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Run the whole appliance on a built-in simulated radio: no hardware needed.",
-        discussion: "A simulated controller carries a chest-strap heart-rate monitor that needs pairing and a few noisy neighbours. Vigil scans, connects, pairs, subscribes and decodes, exactly as it does with real devices.")
+        discussion: "A simulated controller carries a Dexcom G6 (authentication, bonding, glucose with backfill), a chest-strap heart-rate monitor that needs pairing, a BTHome fridge thermometer and a few noisy neighbours. Vigil scans, connects, pairs, subscribes and decodes, exactly as it does with real devices.")
 
     @Option(help: "Stop after this many seconds (default: run until Ctrl-C).")
     var seconds: Double?
@@ -31,16 +31,28 @@ struct DemoCommand: ParsableCommand {
 
     func run() throws {
         let logger = Logger(minimum: Logger.level(named: logLevel)!)
-        print("Vigil demo: a simulated controller with a heart-rate monitor that needs pairing. Ctrl-C to stop.")
+        print("Vigil demo: a simulated radio with a Dexcom G6, a heart-rate strap and a fridge thermometer. Ctrl-C to stop.")
         print("Vigil is open-source DIY software, not a certified medical device.")
         var radio = SimulatedRadio()
+        let now = SystemClock.monotonicNow()
+        // A Dexcom that wakes every 30 s instead of every 5 minutes, so the demo shows sessions.
+        var dexcom = SimulatedDexcom(id: try Dexcom.TransmitterID("8G1234"), cycle: .seconds(30))
+        radio.add(dexcom.makePeripheral())
         radio.add(SimulatedDevices.heartRateMonitor(requiresEncryption: true, securityFactory: SMPPeripheralSecurity.factory()))
+        radio.add(SimulatedThermometer.bthome(name: "Fridge"))
         for i in 0..<3 {
             radio.add(SimulatedDevices.noisyAdvertiser(address: DeviceAddress(Address(value: 0xD0_00_00_00_00_10 + UInt64(i)), type: .random), interval: .milliseconds(250)))
         }
-        let controller = SimulatedController(radio: radio)
-        let driver = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "heart-rate", device: "chest-strap"))
-        let appliance = Appliance(devices: [Appliance.Device(driver: driver, pair: true)], remembered: RememberedTransmitters())
+        var controller = SimulatedController(radio: radio)
+        dexcom.service(&controller.radio, at: now)
+        let g6 = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "8G1234"]))
+        let strap = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "heart-rate", device: "chest-strap"))
+        let fridge = try BroadcastRegistry.builtIn.makeDecoder(TransmitterConfiguration(typeName: "bthome", device: "fridge"))
+        let appliance = Appliance(devices: [
+            Appliance.Device(driver: g6),
+            Appliance.Device(driver: strap, pair: true),
+            Appliance.Device(decoder: fridge),
+        ], remembered: RememberedTransmitters())
         var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: nil)
         session.console = !eventsJSON
         StandardOutput.flush()
@@ -51,7 +63,7 @@ struct DemoCommand: ParsableCommand {
             host: Host(configuration: configuration), logger: logger,
             options: .init(reopenOnFailure: false, stopAt: seconds.map { start + .milliseconds(Int64($0 * 1000)) }, snoopPath: btsnoopLog, stopAtEndOfInput: false),
             bondsChanged: { _ in }) { () throws(PlatformError) -> any HCILink in
-            SimulatedLink(controller: controller)
+            SimulatedLink(controller: controller, dexcom: dexcom)
         }
         let code = runner.run(&session)
         if code != 0 { throw ExitCode(code) }

@@ -44,19 +44,27 @@ struct RunCommand: ParsableCommand {
         let state = try StateDirectory(path: controller.resolvedStateDirectory, logger: logger)
         var devices: [Appliance.Device] = []
         for device in configuration.devices {
-            let options = device.options.mapValues { "\($0)" }
+            let options = device.options.mapValues(\.plainText)
             let transmitter = TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options)
             do {
-                let driver = try TransmitterRegistry.builtIn.makeDriver(transmitter)
-                devices.append(Appliance.Device(driver: driver, pair: device.pair, address: device.address, namePrefix: device.namePrefix))
+                if BroadcastRegistry.builtIn.type(named: device.type) != nil {
+                    let decoder = try BroadcastRegistry.builtIn.makeDecoder(transmitter)
+                    devices.append(Appliance.Device(decoder: decoder, address: device.address, namePrefix: device.namePrefix))
+                } else {
+                    let driver = try TransmitterRegistry.builtIn.makeDriver(transmitter)
+                    devices.append(Appliance.Device(driver: driver, pair: device.pair, address: device.address, namePrefix: device.namePrefix))
+                }
             } catch {
                 StandardError.write("\(config):\(device.position.line): \(error)")
                 throw ExitCode(78)
             }
         }
         if devices.isEmpty { logger.log(.warning, "no [[device]] in \(config): Vigil will only keep the controller up") }
-        let appliance = Appliance(devices: devices, remembered: state.loadRemembered(), activeScan: configuration.bluetooth.scan != .passive)
+        let driverStates = state.loadDriverStates()
+        let appliance = Appliance(devices: devices, remembered: state.loadRemembered(), activeScan: configuration.bluetooth.scan != .passive,
+                                  driverStates: driverStates)
         var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: state)
+        session.driverStates = driverStates
         let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true)
         if code != 0 { throw ExitCode(code) }
     }
@@ -72,7 +80,7 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(78)
         }
         do {
-            return try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterRegistry.builtIn.names)
+            return try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterRegistry.builtIn.names + BroadcastRegistry.builtIn.names)
         } catch {
             for problem in error.errors { StandardError.write(problem.formatted(file: path)) }
             throw ExitCode(78)

@@ -66,7 +66,7 @@ struct ApplianceTests {
         #expect(world.readings.count > before + 3)
     }
 
-    @Test("a strap that vanishes raises no-data, and the appliance keeps trying with growing backoff")
+    @Test("a strap that vanishes is reported, and the appliance reconnects the moment it advertises again")
     func vanishes() throws {
         var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [SimulatedDevices.heartRateMonitor()])
         world.start()
@@ -74,9 +74,49 @@ struct ApplianceTests {
         world.controller.vanish(ApplianceWorld.hrmAddress.address, at: world.now)
         world.advance(by: .seconds(120))
         #expect(world.events.contains { if case .transmitter(_, _, .disconnected) = $0 { true } else { false } })
+        // While it is unheard, nothing hammers the radio with connection attempts.
         let attempts = world.events.filter { if case .connecting = $0 { true } else { false } }.count
-        // Backoff doubles from 1 s (plus the 5 s connect timeout): a handful of tries, not hundreds.
-        #expect(attempts >= 3 && attempts <= 15)
+        #expect(attempts == 1)
+        #expect(world.host.isScanning)
+        world.controller.radio[ApplianceWorld.hrmAddress.address]?.reappear(at: world.now)
+        let before = world.readings.count
+        world.advance(by: .seconds(10))
+        #expect(world.transmitterEvents { $0 == .connected } == 2)
+        #expect(world.readings.count > before + 3)
+    }
+
+    @Test("a BTHome fridge thermometer is read from its advertisements, never connected")
+    func broadcastThermometer() throws {
+        let decoder = try BroadcastRegistry.builtIn.makeDecoder(TransmitterConfiguration(typeName: "bthome", device: "fridge"))
+        var world = ApplianceWorld(devices: [Appliance.Device(decoder: decoder)], peripherals: [SimulatedThermometer.bthome()])
+        world.start()
+        world.advance(by: .seconds(20))
+        let temperatures = world.readings.flatMap { $0 }.compactMap { r -> Double? in
+            if case .temperature(let t) = r.value { t.degreesCelsius } else { nil }
+        }
+        #expect(temperatures.count >= 3)
+        #expect(temperatures.allSatisfy { (-10...40).contains($0) })
+        #expect(world.events.contains { if case .rememberedAddress("fridge", _) = $0 { true } else { false } })
+        #expect(world.controller.connectionHandles.isEmpty)
+    }
+
+    @Test("a Dexcom G6 authenticates, bonds and delivers glucose on the simulated radio")
+    func dexcom() throws {
+        let id = try Dexcom.TransmitterID("8G1234")
+        var sim = SimulatedDexcom(id: id)
+        let peripheral = sim.makePeripheral()
+        let driver = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "8G1234"]))
+        var world = ApplianceWorld(devices: [Appliance.Device(driver: driver)], peripherals: [peripheral])
+        sim.service(&world.controller.radio, at: world.now)
+        world.dexcom = sim
+        world.start()
+        world.advance(by: .seconds(660))
+        let glucose = world.readings.flatMap { $0 }.compactMap { r -> Double? in
+            if case .glucose(let g, _) = r.value { g.milligramsPerDeciliter } else { nil }
+        }
+        #expect(!glucose.isEmpty, "events: \(world.events.suffix(20))")
+        #expect(glucose.allSatisfy { (40...400).contains($0) })
+        #expect(world.events.contains { if case .paired = $0 { true } else { false } })
     }
 
     @Test("a dead controller is reported as Bluetooth unavailable")

@@ -28,6 +28,8 @@ struct ApplianceWorld {
     var now = MonotonicInstant(nanoseconds: 1_000_000_000)
     var events: [ApplianceEvent] = []
     var hostEvents: [Host.Event] = []
+    /// A simulated Dexcom's transmitter side, serviced after every step like `vigil demo` does.
+    var dexcom: SimulatedDexcom?
 
     static let hrmAddress = DeviceAddress(Address(value: 0xC0_11_22_33_44_55), type: .random)
 
@@ -65,6 +67,7 @@ struct ApplianceWorld {
                     if case .controllerReady = event { appliance.controllerReady(host: &host, at: now) }
                 }
             }
+            dexcom?.service(&controller.radio, at: now)
             for packet in controller.takePacketsForHost() {
                 moved = true
                 host.receive(packet, at: now)
@@ -79,7 +82,7 @@ struct ApplianceWorld {
     mutating func advance(by duration: Duration) {
         let end = now + duration
         for _ in 0..<1_000_000 {
-            guard let next = earliest(host.nextDeadline, controller.nextDeadline, appliance.nextDeadline), next <= end else { break }
+            guard let next = earliest(host.nextDeadline, controller.nextDeadline, appliance.nextDeadline, dexcom?.nextDeadline), next <= end else { break }
             now = max(now, next)
             host.handleDeadline(at: now)
             controller.handleDeadline(at: now)

@@ -301,10 +301,10 @@ struct DexcomDriverTests {
         #expect(defaults.configuration.backfillHours == 3)
         #expect(!defaults.configuration.listenOnly)
         #expect(try TransmitterRegistry.builtIn.makeDriver(configurationLine: "dexcom transmitter-id=8G12AB").device == DeviceID("dexcom"))
-        // As `vigil run` passes TOML strings today: with their quotes.
-        let quoted = try DexcomDriver(TransmitterConfiguration(typeName: "dexcom", options: ["transmitter-id": "\"8G12AB\"", "listen-only": "true"]))
-        #expect(quoted.configuration.transmitterID.rawValue == "8G12AB")
-        #expect(quoted.configuration.listenOnly)
+        // `vigil run` hands TOML strings over unquoted (`TOML.Value.plainText`); quotes are not an ID.
+        #expect(throws: TransmitterConfigurationError.self) {
+            try DexcomDriver(TransmitterConfiguration(typeName: "dexcom", options: ["transmitter-id": "\"8G12AB\""]))
+        }
     }
 
     @Test(arguments: [
