@@ -72,12 +72,20 @@ extension Interop {
                 #expect(reading.mgdl == Double(record.mgdl), context)
                 #expect(reading.trend == Self.nightscoutDirection(trendTenths: record.trend), context)
             }
-            // Known defect in the event contract (Sources/App/Output/ApplianceEvent+JSON.swift):
-            // a backfill's readings are printed as one `reading` object repeating "mgdl" and
-            // "trend", so a JSON consumer sees only one of them. When that is fixed this block
-            // reports "known issue not recorded": delete it then.
-            withKnownIssue("a multi-reading event is one JSON object with repeated keys") {
-                #expect(run.readingLinesWithRepeatedKeys().isEmpty, "\(run.readingLinesWithRepeatedKeys())")
+            // One record per reading (a backfill batch must not collapse into repeated keys).
+            #expect(run.readingLinesWithRepeatedKeys().isEmpty, "\(run.readingLinesWithRepeatedKeys())")
+            // Stored without duplicates: every reading has its own time, and within a session
+            // (one anchor for dex time) the times are as far apart as the rig's dex times.
+            let times = readings.compactMap(\.time)
+            #expect(times.count == readings.count && Set(times).count == times.count, "times: \(times)")
+            for session in Set(readings.map(\.session)) {
+                let pairs = zip(readings, expected).filter { $0.0.session == session }
+                guard let (anchor, anchorRecord) = pairs.first, let anchorSeconds = anchor.seconds else { continue }
+                for (reading, record) in pairs {
+                    let offset = (reading.seconds ?? .nan) - anchorSeconds
+                    #expect(abs(offset - Double(record.dexTime - anchorRecord.dexTime)) <= 1,
+                            "session \(session): \(reading) is \(offset) s from \(anchor), dex times \(record.dexTime - anchorRecord.dexTime) s apart")
+                }
             }
 
             // The backfill after the gap: the second session's live reading is more than one

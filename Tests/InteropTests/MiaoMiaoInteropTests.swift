@@ -47,11 +47,7 @@ extension Interop {
             for (index, (reading, mgdl)) in zip(history, expectedHistory).enumerated() {
                 #expect(abs(reading.mgdl - mgdl) < 1e-6, "history \(index): \(reading) vs \(mgdl)")
             }
-            // Known defect (as in DexcomInteropTests): the history ring is printed as one
-            // `reading` object repeating "mgdl"; delete this block once that is fixed.
-            withKnownIssue("a multi-reading event is one JSON object with repeated keys") {
-                #expect(run.readingLinesWithRepeatedKeys().isEmpty)
-            }
+            #expect(run.readingLinesWithRepeatedKeys().isEmpty, "\(run.readingLinesWithRepeatedKeys())")
             // Sensor state, age, bridge battery, firmware, hardware and sensor serial number,
             // all as the packet carried them.
             let first = packets[0]

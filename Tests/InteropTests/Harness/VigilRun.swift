@@ -91,40 +91,46 @@ struct VigilRun {
     }
 }
 
-/// One glucose value as it appears in a `reading` event's line.
+/// One glucose value from a `reading` event.
 struct GlucoseValue: Equatable, CustomStringConvertible {
     var address: String?
     /// `glucose` or `meter-glucose`: the event's kind.
     var kind: String?
     var mgdl: Double
     var trend: String?
-    var description: String { "\(mgdl) mg/dL \(trend ?? "-")" }
+    /// The reading's wall-clock time as printed (ISO 8601), nil if absent.
+    var time: String?
+    /// How many `connected` events came before it: which session it belongs to.
+    var session: Int
+    var description: String { "\(mgdl) mg/dL \(trend ?? "-") at \(time ?? "?") (session \(session))" }
+
+    /// `time` in seconds since 1970, for differences between readings.
+    var seconds: Double? {
+        guard let time else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: time) { return date.timeIntervalSince1970 }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: time)?.timeIntervalSince1970
+    }
 }
 
 extension VigilRun {
-    /// Every glucose value in the `reading` events, in order, read from the raw stdout lines.
-    ///
-    /// Why not from `events`: `ApplianceEvent.readings` with several readings (a Dexcom
-    /// backfill, a Libre history ring) is printed as ONE object repeating `"mgdl"`/`"trend"`
-    /// per reading, and JSONSerialization keeps only one of each repeated key. Scanning the
-    /// line keeps every value whether the appliance prints one event per reading or a batch.
+    /// Every glucose value in the `reading` events, in order, with its session.
     func glucoseValues() -> [GlucoseValue] {
-        let pattern = try! NSRegularExpression(pattern: #""mgdl":(-?[0-9][0-9.eE+-]*)(?:,"trend":"([^"]*)")?"#)
+        var session = 0
         var values: [GlucoseValue] = []
-        for line in result.stdoutText.split(separator: "\n").map(String.init) {
-            guard let object = try? NDJSON.parseObject(line, line: 0), object.string("event") == "reading" else { continue }
-            let range = NSRange(line.startIndex..., in: line)
-            for match in pattern.matches(in: line, range: range) {
-                guard let number = Range(match.range(at: 1), in: line).flatMap({ Double(line[$0]) }) else { continue }
-                let trend = Range(match.range(at: 2), in: line).map { String(line[$0]) }
-                values.append(GlucoseValue(address: object.string("address"), kind: object.string("kind"), mgdl: number, trend: trend))
-            }
+        for event in events {
+            if event.string("event") == "connected" { session += 1 }
+            guard event.string("event") == "reading", let mgdl = event.double("mgdl") else { continue }
+            values.append(GlucoseValue(address: event.string("address"), kind: event.string("kind"), mgdl: mgdl,
+                                       trend: event.string("trend"), time: event.string("time"), session: session))
         }
         return values
     }
 
     /// `reading` lines that repeat a key (several readings flattened into one object): JSON
-    /// consumers keep one value per key, so all but one of those readings are lost to them.
+    /// consumers keep one value per key, so all but one of those readings would be lost.
     func readingLinesWithRepeatedKeys() -> [String] {
         result.stdoutText.split(separator: "\n").map(String.init).filter { line in
             line.contains(#""event":"reading""#) && line.components(separatedBy: #""mgdl":"#).count > 2
