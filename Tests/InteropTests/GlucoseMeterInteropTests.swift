@@ -16,7 +16,7 @@ extension Interop {
             return text
         }
 
-        @Test func firstRunGetsEveryRecordAndASecondRunWithLastSequenceOnlyNewerOnes() throws {
+        @Test func firstRunGetsEveryRecordAndTheNextRunOnlyNewerOnes() throws {
             let rig = try Rig.launch("glucose_meter.py", arguments: ["--records", Self.records])
             defer { rig.stop() }
             let stored = try #require(try rig.info().objects("records"), "rig info has no records")
@@ -27,30 +27,45 @@ extension Interop {
             let first = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds)
             try first.expectCleanExit()
             #expect(first.events(named: "paired").first?.bool("secureConnections") == true, "no SC pairing\n\(first.diagnostics)")
-            #expect(first.rigRecords.contains { $0.string("received") == "racp" && $0.string("hex") == "0101" },
-                    "no 'report all records' request\n\(Self.racpLog(first))")
+            #expect(Self.racpRequests(first) == ["0101"], "want one 'report all records' request\n\(Self.racpLog(first))")
             let sentFirst = Self.sentMeasurements(first)
             #expect(sentFirst.count == stored.count, "the rig sent \(sentFirst.count) of \(stored.count) records\n\(Self.racpLog(first))")
             try Self.expectReadingsMatch(first, sent: sentFirst)
+            // The newest sequence number taken is saved for the next start.
+            let newest = try #require(sentFirst.compactMap { $0.int("seq") }.max())
+            #expect(first.events(named: "state-saved").last?.string("last-sequence") == "\(newest)",
+                    "\(first.events(named: "state-saved"))")
 
-            // Second run: the driver's `last-sequence` says which records are already stored,
-            // so only newer ones may come back. The middle of the stored range leaves some.
-            let sequences = stored.compactMap { $0.int("seq") }.sorted()
-            let lastSequence = sequences[sequences.count / 2 - 1]
-            try #require(rig.waitFor(since: first.rigStart, timeout: .seconds(5)) { $0.string("event") == "disconnected" } != nil)
-            let second = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config(lastSequence: lastSequence)),
-                                      seconds: Self.seconds)
+            // Second run, same state directory, no option: only records newer than the saved
+            // one are asked for (RACP op 1, operator 3 >=, filter 1 sequence number), and the
+            // meter has none.
+            let second = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds)
             try second.expectCleanExit()
             #expect(second.events(named: "paired").isEmpty, "second run paired again\n\(second.diagnostics)")
-            // RACP op 1 with operator 3 (>=) and a sequence-number filter: newer than the last one.
-            let request = second.rigRecords.first { $0.string("received") == "racp" }?.string("hex")
-            #expect(request?.hasPrefix("0103") == true, "request \(request ?? "none")\n\(Self.racpLog(second))")
-            let sentSecond = Self.sentMeasurements(second)
+            #expect(Self.racpRequests(second) == [Self.reportAtLeast(newest + 1)], "\(Self.racpLog(second))")
+            #expect(Self.sentMeasurements(second).isEmpty, "\(Self.racpLog(second))")
+            #expect(second.events(named: "reading").isEmpty, "\(second.diagnostics)")
+        }
+
+        @Test func lastSequenceOptionAsksOnlyForNewerRecords() throws {
+            let rig = try Rig.launch("glucose_meter.py", arguments: ["--records", Self.records])
+            defer { rig.stop() }
+            let stored = try #require(try rig.info().objects("records"), "rig info has no records")
+            // The middle of the stored range, so some records are older and some newer.
+            let sequences = stored.compactMap { $0.int("seq") }.sorted()
+            try #require(sequences.count >= 2)
+            let lastSequence = sequences[sequences.count / 2 - 1]
+            let state = try StateDirectory()
+            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config(lastSequence: lastSequence)),
+                                   seconds: Self.seconds)
+            try run.expectCleanExit()
+            #expect(Self.racpRequests(run) == [Self.reportAtLeast(lastSequence + 1)], "\(Self.racpLog(run))")
+            let sent = Self.sentMeasurements(run)
             let newer = stored.filter { ($0.int("seq") ?? .min) > lastSequence }
-            #expect(sentSecond.map { $0.int("seq") } == newer.map { $0.int("seq") },
-                    "the rig sent \(sentSecond.compactMap { $0.int("seq") }), newer than \(lastSequence) are \(newer.compactMap { $0.int("seq") })")
             #expect(!newer.isEmpty && newer.count < stored.count)
-            try Self.expectReadingsMatch(second, sent: sentSecond)
+            #expect(sent.compactMap { $0.int("seq") } == newer.compactMap { $0.int("seq") },
+                    "the rig sent \(sent.compactMap { $0.int("seq") }), newer than \(lastSequence) are \(newer.compactMap { $0.int("seq") })")
+            try Self.expectReadingsMatch(run, sent: sent)
         }
 
         // MARK: - Comparisons with the rig's log
@@ -70,6 +85,16 @@ extension Interop {
                 let got = reading.double("mgdl"), want = record.double("mgdl")
                 #expect(got != nil && want != nil && abs(got! - want!) < 0.001, context, sourceLocation: sourceLocation)
             }
+        }
+
+        /// The RACP writes the rig received, as hex.
+        static func racpRequests(_ run: VigilRun) -> [String] {
+            run.rigRecords.filter { $0.string("received") == "racp" }.compactMap { $0.string("hex") }
+        }
+
+        /// RACP "report stored records", operator 3 (>=), filter type 1 (sequence number), u16le.
+        static func reportAtLeast(_ sequence: Int) -> String {
+            String(format: "010301%02x%02x", sequence & 0xFF, sequence >> 8 & 0xFF)
         }
 
         static func racpLog(_ run: VigilRun) -> String {
