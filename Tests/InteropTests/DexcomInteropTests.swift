@@ -138,6 +138,47 @@ extension Interop {
             #expect(run.events(named: "reading").isEmpty, "\(run.diagnostics)")
         }
 
+        @Test func glucoseRepliesWithABadCRCAreDiscardedWithTheirReason() throws {
+            let rig = try Rig.launch("dexcom_g6.py", arguments: ["--speed", Self.speed, "--bad-crc"])
+            defer { rig.stop() }
+            let transmitterID = try #require(try rig.info().string("id"))
+            let state = try StateDirectory()
+            let config = try state.writeConfig(Self.config(transmitterID: transmitterID))
+            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 6, waitForClientClose: true)
+            try run.expectCleanExit()
+
+            let corrupted = run.rigRecords.filter { $0.string("sent") == "glucose" && $0.bool("badCrc") == true }
+            try #require(!corrupted.isEmpty, "the rig sent no glucose reply\n\(Self.rigLog(run))\n\(run.diagnostics)")
+            let malformed = run.events(named: "malformed-value").filter { $0.string("reason")?.lowercased().contains("crc") == true }
+            #expect(!malformed.isEmpty, "no malformed-value naming the CRC\n\(run.diagnostics)")
+            // Nothing from a reply that failed its check: no glucose at all (without a valid
+            // glucose reply there is no gap to backfill either).
+            #expect(run.glucoseValues().isEmpty, "\(run.glucoseValues())")
+            // The session still ends cleanly, so the next 5-minute cycle can try again.
+            #expect(run.rigRecords.contains { $0.string("event") == "disconnect-requested" }, "\(Self.rigLog(run))")
+        }
+
+        @Test func aBackfillMissingAFrameIsDiscardedAndTheLiveReadingsStay() throws {
+            let rig = try Rig.launch("dexcom_g6.py", arguments: ["--speed", Self.speed, "--truncate-backfill"])
+            defer { rig.stop() }
+            let transmitterID = try #require(try rig.info().string("id"))
+            let state = try StateDirectory()
+            let config = try state.writeConfig(Self.config(transmitterID: transmitterID))
+            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 6, waitForClientClose: true)
+            try run.expectCleanExit()
+
+            let truncated = run.rigRecords.filter { $0.string("sent") == "backfill" && $0.bool("truncated") == true }
+            try #require(!truncated.isEmpty, "the rig sent no truncated backfill\n\(Self.rigLog(run))\n\(run.diagnostics)")
+            #expect(run.events(named: "malformed-value").contains { $0.string("reason")?.contains("backfill discarded") == true },
+                    "no 'backfill discarded'\n\(run.diagnostics)")
+            // Only the live readings, exactly as sent; none of the discarded backfill's records.
+            let expected = Self.expectedReadings(run.rigRecords)
+            let live = run.rigRecords.filter { $0.string("sent") == "glucose" }.count
+            #expect(expected.count == live)
+            let readings = run.glucoseValues()
+            #expect(readings.map(\.mgdl) == expected.map { Double($0.mgdl) }, "\(readings) vs \(expected)")
+        }
+
         // MARK: - The rig's log
 
         struct SentReading: Equatable {

@@ -102,6 +102,30 @@ extension Interop {
             #expect(run.events(named: "reading").isEmpty, "\(run.diagnostics)")
         }
 
+        @Test(arguments: [["--corrupt-first"], ["--stop-after", "100"]])
+        func aBadFirstPacketIsReportedRetriedAndNeverReachesReadings(fault: [String]) throws {
+            let rig = try Rig.launch("miaomiao.py", arguments: ["--interval-s", "30"] + fault)
+            defer { rig.stop() }
+            let state = try StateDirectory()
+            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config), seconds: 7)
+            try run.expectCleanExit()
+
+            let packets = run.rigRecords.filter { $0.string("sent") == "packet" }
+            let bad = packets.filter { $0.bool("complete") == false || $0.bool("corrupt") == true }
+            try #require(bad.count == 1, "the rig's first packet was not the bad one: \(packets)\n\(run.diagnostics)")
+            #expect(!run.events(named: "malformed-value").isEmpty, "the bad packet was not reported\n\(run.diagnostics)")
+            // Recovery: vigil asked again (a second F0) and read the good packet that followed.
+            let starts = run.rigRecords.filter { $0.string("received") == "command" && $0.string("hex") == "f0" }
+            #expect(starts.count >= 2, "no retry: \(starts.count) F0\n\(run.diagnostics)")
+            let good = try packets.filter { $0.bool("complete") == true && $0.bool("corrupt") != true }.map { try Self.packet(from: $0) }
+            let live = run.glucoseValues().filter { $0.trend != nil }
+            try #require(!good.isEmpty, "no good packet after the retry\n\(run.diagnostics)")
+            #expect(live.count == good.count, "\(live.count) live readings for \(good.count) good packets")
+            for (reading, packet) in zip(live, good) {
+                #expect(abs(reading.mgdl - Double(packet.trend[0]) / 8.5) < 1e-6, "\(reading)")
+            }
+        }
+
         // MARK: - The packet the rig logged
 
         /// The fields of one logged MiaoMiao data packet (protocols.md 2.1: 0x28, length u16be,
