@@ -103,9 +103,8 @@ public struct Host: Sendable {
 
     /// (Re)starts bring-up from HCI Reset. Connections from a previous life are reported gone.
     public mutating func start(at now: MonotonicInstant) {
-        for (handle, connection) in connections.sorted(by: { $0.key < $1.key }) {
+        for handle in connections.keys.sorted() {
             dropConnection(handle, reason: .localHostTerminated, note: "controller restarted")
-            _ = connection
         }
         commands.reset()
         acl = ACLScheduler()

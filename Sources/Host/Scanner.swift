@@ -72,9 +72,9 @@ struct Scanner: Sendable {
             known.isNew = false
             var changed = false
             if report.kind == .scanResponse {
-                // Some controllers (Bumble) echo the advertising data as the scan response: it
-                // adds nothing, so it is not news.
-                if known.scanResponse != data { known.scanResponse = data; changed = data != known.advertisingData }
+                // An empty scan response, or one that echoes the advertising data (Bumble's
+                // controller does), adds nothing: it is not news.
+                if known.scanResponse != data { known.scanResponse = data; changed = !data.isEmpty && data != known.advertisingData }
             } else {
                 if known.advertisingData != data { known.advertisingData = data; changed = true }
                 if known.isConnectable != report.isConnectable { known.isConnectable = report.isConnectable; changed = true }

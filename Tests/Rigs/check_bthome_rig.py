@@ -20,78 +20,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
 import struct
-import sys
 
-from bumble import hci
 from bumble.device import Advertisement, Device
-from bumble.transport import open_transport
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from check_common import Checks, RigProcess, central, run_main
+
 CENTRAL_ADDRESS = "F0:F1:F2:F3:F4:F6"
 KEY = "231d39c1d7cc1ab1aee224cd096db932"
 WRONG_KEY = "231d39c1d7cc1ab1aee224cd096db933"
-
-
-class Checks:
-    def __init__(self) -> None:
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok: bool, what: str, detail: object = "") -> bool:
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        print(f"CHECK {'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail != "" else ""),
-              flush=True)
-        return ok
-
-
-class RigProcess:
-    def __init__(self) -> None:
-        self.process: asyncio.subprocess.Process | None = None
-        self.lines: list[dict] = []
-        self.info: dict = {}
-        self.port = 0
-
-    async def start(self, rig_args: list[str]) -> None:
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, os.path.join(HERE, "bthome_thermometer.py"), *rig_args,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-        ready = asyncio.get_running_loop().create_future()
-
-        async def pump() -> None:
-            assert self.process and self.process.stdout
-            while line := await self.process.stdout.readline():
-                text = line.decode().strip()
-                if text.startswith("READY "):
-                    ready.set_result(int(text.split()[1]))
-                    continue
-                record = json.loads(text)
-                if "rig" in record:
-                    self.info = record
-                self.lines.append(record)
-            if not ready.done():
-                ready.set_exception(RuntimeError("rig exited before READY"))
-
-        self.pump = asyncio.get_running_loop().create_task(pump())
-        self.port = await asyncio.wait_for(ready, 15)
-
-    async def stop(self) -> int | None:
-        if not self.process:
-            return None
-        assert self.process.stdin
-        self.process.stdin.close()
-        try:
-            return await asyncio.wait_for(self.process.wait(), 5)
-        except asyncio.TimeoutError:
-            self.process.kill()
-            return await self.process.wait()
 
 
 def ad_structures(data: bytes) -> list[tuple[int, bytes]]:
@@ -139,7 +78,7 @@ def decode(service: bytes, mac_msb_first: bytes, key: str | None) -> dict:
 
 async def check_rig(key: str | None, args, checks: Checks) -> None:
     label = "encrypted" if key else "plain"
-    rig = RigProcess()
+    rig = RigProcess("bthome_thermometer.py")
     rig_args = ["--every", "0.5"] + (["--key", key] if key else [])
     if args.legacy_reports:
         rig_args.append("--legacy-reports")
@@ -149,9 +88,7 @@ async def check_rig(key: str | None, args, checks: Checks) -> None:
     mac = bytes.fromhex(address.replace(":", ""))
     seen: list[Advertisement] = []
     try:
-        async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
-            device = Device.with_hci("check-scanner", hci.Address(CENTRAL_ADDRESS), source, sink)
-            await device.power_on()
+        async with central(rig, CENTRAL_ADDRESS, name="check-scanner") as device:
             done = asyncio.Event()
 
             def on_advertisement(advertisement: Advertisement) -> None:
@@ -214,15 +151,14 @@ async def run(args) -> int:
     checks = Checks()
     await check_rig(None, args, checks)
     await check_rig(KEY, args, checks)
-    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
-    return 0 if checks.failed == 0 else 1
+    return checks.finish()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--legacy-reports", action="store_true")
     args = parser.parse_args()
-    sys.exit(asyncio.run(asyncio.wait_for(run(args), 90)))
+    run_main(run(args), 90)
 
 
 if __name__ == "__main__":

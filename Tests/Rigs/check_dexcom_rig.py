@@ -18,42 +18,25 @@ import argparse
 import asyncio
 import os
 import struct
-import sys
 
-from bumble import hci
 from bumble.core import UUID
 from bumble.device import Device, Peer
 from bumble.keys import MemoryKeyStore
-from bumble.pairing import PairingConfig, PairingDelegate
-from bumble.transport import open_transport
 
-import check_rig
-from check_rig import Checks, RigProcess, scan_for
+from check_common import Checks, RigProcess, central, run_main, scan_for
 from dexcom_g6 import AUTHENTICATION, BACKFILL, CONTROL, crc16_xmodem, dexcom_hash, with_crc
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 CENTRAL_ADDRESS = "F0:F1:F2:F3:F4:F6"
-
-
-class DexcomRigProcess(RigProcess):
-    async def start(self, rig_args: list[str]) -> None:
-        original = check_rig.os.path.join
-        # Reuse check_rig's process plumbing with our rig's file name.
-        check_rig.os.path.join = lambda *parts: os.path.join(HERE, "dexcom_g6.py") \
-            if parts[-1] == "heart_rate_monitor.py" else original(*parts)
-        try:
-            await super().start(rig_args)
-        finally:
-            check_rig.os.path.join = original
 
 
 def crc_ok(value: bytes) -> bool:
     return len(value) >= 3 and crc16_xmodem(value[:-2]) == struct.unpack("<H", value[-2:])[0]
 
 
-async def session(device: Device, rig: RigProcess, checks: Checks, transmitter_id: str, first: bool) -> None:
-    label = "first session" if first else "second session"
-    connection = await device.connect(hci.Address(rig.info["address"], hci.Address.RANDOM_DEVICE_ADDRESS), timeout=10)
+async def open_transmitter(device: Device, rig: RigProcess):
+    """Connects and finds the CGM service's Authentication, Control and Backfill
+    characteristics (with the descriptors of the two that notify)."""
+    connection = await device.connect(rig.address, timeout=10)
     peer = Peer(connection)
     await peer.discover_services()
     await peer.discover_characteristics()
@@ -62,6 +45,12 @@ async def session(device: Device, rig: RigProcess, checks: Checks, transmitter_i
     backfill = peer.get_characteristics_by_uuid(UUID(BACKFILL))[0]
     await peer.discover_descriptors(control)
     await peer.discover_descriptors(backfill)
+    return connection, peer, auth, control, backfill
+
+
+async def session(device: Device, rig: RigProcess, checks: Checks, transmitter_id: str, first: bool) -> None:
+    label = "first session" if first else "second session"
+    connection, peer, auth, control, backfill = await open_transmitter(device, rig)
 
     token = os.urandom(8)
     await peer.write_value(auth, b"\x01" + token + b"\x02", with_response=True)
@@ -126,18 +115,12 @@ async def session(device: Device, rig: RigProcess, checks: Checks, transmitter_i
 
 async def run(args) -> int:
     checks = Checks()
-    rig = DexcomRigProcess()
+    rig = RigProcess("dexcom_g6.py")
     await rig.start(["--id", args.id, "--readvertise-after", "0.5"])
     checks.check(rig.port > 0, "rig READY", rig.port)
     keystore = MemoryKeyStore()
     try:
-        async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
-            device = Device.with_hci("check-central", hci.Address(CENTRAL_ADDRESS), source, sink)
-            device.keystore = keystore
-            device.pairing_config_factory = lambda _c: PairingConfig(
-                sc=True, mitm=False, bonding=True,
-                delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
-            await device.power_on()
+        async with central(rig, CENTRAL_ADDRESS, keystore) as device:
             advertisement = await scan_for(device, rig.info["address"], 10)
             if checks.check(advertisement is not None, "scan found the rig"):
                 ad = advertisement.data
@@ -149,34 +132,19 @@ async def run(args) -> int:
     finally:
         code = await rig.stop()
         checks.check(code == 0, "rig exited cleanly on stdin close", code)
-    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
-    return 0 if checks.failed == 0 else 1
+    return checks.finish()
 
 
 async def faults(args) -> int:
     """Each fault switch of the rig produces exactly the fault it names."""
     checks = Checks()
     for switch in (["--answer-as", "8G99ZZ"], ["--bad-crc"], ["--truncate-backfill"]):
-        rig = DexcomRigProcess()
+        rig = RigProcess("dexcom_g6.py")
         await rig.start(["--id", args.id, "--session-age-minutes", "60"] + switch)
         label = " ".join(switch)
         try:
-            async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
-                device = Device.with_hci("check-central", hci.Address(CENTRAL_ADDRESS), source, sink)
-                device.keystore = MemoryKeyStore()
-                device.pairing_config_factory = lambda _c: PairingConfig(
-                    sc=True, mitm=False, bonding=True,
-                    delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
-                await device.power_on()
-                connection = await device.connect(hci.Address(rig.info["address"], hci.Address.RANDOM_DEVICE_ADDRESS), timeout=10)
-                peer = Peer(connection)
-                await peer.discover_services()
-                await peer.discover_characteristics()
-                auth = peer.get_characteristics_by_uuid(UUID(AUTHENTICATION))[0]
-                control = peer.get_characteristics_by_uuid(UUID(CONTROL))[0]
-                backfill = peer.get_characteristics_by_uuid(UUID(BACKFILL))[0]
-                await peer.discover_descriptors(control)
-                await peer.discover_descriptors(backfill)
+            async with central(rig, CENTRAL_ADDRESS, MemoryKeyStore()) as device:
+                connection, peer, auth, control, backfill = await open_transmitter(device, rig)
                 token = os.urandom(8)
                 await peer.write_value(auth, b"\x01" + token + b"\x02", with_response=True)
                 challenge_rx = bytes(await peer.read_value(auth))
@@ -209,8 +177,7 @@ async def faults(args) -> int:
         finally:
             code = await rig.stop()
             checks.check(code == 0, f"{label}: rig exited cleanly", code)
-    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
-    return 0 if checks.failed == 0 else 1
+    return checks.finish()
 
 
 def main() -> None:
@@ -218,7 +185,7 @@ def main() -> None:
     parser.add_argument("--id", default="8G12AB")
     parser.add_argument("--faults", action="store_true", help="check the rig's fault switches instead")
     args = parser.parse_args()
-    sys.exit(asyncio.run(asyncio.wait_for(faults(args) if args.faults else run(args), 90)))
+    run_main(faults(args) if args.faults else run(args), 90)
 
 
 if __name__ == "__main__":

@@ -21,75 +21,18 @@ import asyncio
 import json
 import os
 import struct
-import sys
 
-from bumble import att, hci
 from bumble.core import UUID
 from bumble.device import Device, Peer
 from bumble.keys import MemoryKeyStore
-from bumble.pairing import PairingConfig, PairingDelegate
-from bumble.transport import open_transport
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from check_common import Checks, RigProcess, att_error_of, central, discover_all, run_main, scan_for
+
 CENTRAL_ADDRESS = "F0:F1:F2:F3:F4:F6"
 MEASUREMENT = UUID.from_16_bits(0x2A18)
 CONTEXT = UUID.from_16_bits(0x2A34)
 FEATURE = UUID.from_16_bits(0x2A51)
 RACP = UUID.from_16_bits(0x2A52)
-
-
-class Checks:
-    def __init__(self) -> None:
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok: bool, what: str, detail: object = "") -> bool:
-        self.passed += ok
-        self.failed += not ok
-        print(f"CHECK {'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail != "" else ""), flush=True)
-        return ok
-
-
-class RigProcess:
-    def __init__(self) -> None:
-        self.process: asyncio.subprocess.Process | None = None
-        self.lines: list[dict] = []
-        self.info: dict = {}
-        self.port = 0
-
-    async def start(self, rig_args: list[str]) -> None:
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, os.path.join(HERE, "glucose_meter.py"), *rig_args,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-        ready = asyncio.get_running_loop().create_future()
-
-        async def pump() -> None:
-            assert self.process and self.process.stdout
-            while line := await self.process.stdout.readline():
-                text = line.decode().strip()
-                if text.startswith("READY "):
-                    ready.set_result(int(text.split()[1]))
-                    continue
-                record = json.loads(text)
-                if "rig" in record:
-                    self.info = record
-                self.lines.append(record)
-            if not ready.done():
-                ready.set_exception(RuntimeError("rig exited before READY"))
-
-        self.pump = asyncio.get_running_loop().create_task(pump())
-        self.port = await asyncio.wait_for(ready, 15)
-
-    async def stop(self) -> int | None:
-        if not self.process:
-            return None
-        assert self.process.stdin
-        self.process.stdin.close()
-        try:
-            return await asyncio.wait_for(self.process.wait(), 5)
-        except asyncio.TimeoutError:
-            self.process.kill()
-            return await self.process.wait()
 
 
 def decode_sfloat(raw: int) -> float | None:
@@ -142,48 +85,10 @@ class Session:
             return None
 
 
-async def att_error_of(coroutine) -> int | None:
-    try:
-        await coroutine
-    except att.ATT_Error as error:
-        return int(error.error_code)
-    return None
-
-
-async def make_central(source, sink, keystore: MemoryKeyStore) -> Device:
-    device = Device.with_hci("check-central", hci.Address(CENTRAL_ADDRESS), source, sink)
-    device.keystore = keystore
-    device.pairing_config_factory = lambda _c: PairingConfig(
-        sc=True, mitm=False, bonding=True,
-        delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
-    await device.power_on()
-    return device
-
-
-async def scan(device: Device, address: str):
-    found = asyncio.get_running_loop().create_future()
-
-    def on_advertisement(advertisement) -> None:
-        if str(advertisement.address).startswith(address) and not found.done():
-            found.set_result(advertisement)
-
-    device.on(Device.EVENT_ADVERTISEMENT, on_advertisement)
-    await device.start_scanning(active=False, filter_duplicates=False)
-    try:
-        return await asyncio.wait_for(found, 10)
-    except asyncio.TimeoutError:
-        return None
-    finally:
-        device.remove_listener(Device.EVENT_ADVERTISEMENT, on_advertisement)
-        await device.stop_scanning()
-
-
 async def connect(device: Device, rig: RigProcess):
-    connection = await device.connect(hci.Address(rig.info["address"], hci.Address.RANDOM_DEVICE_ADDRESS), timeout=10)
+    connection = await device.connect(rig.address, timeout=10)
     peer = Peer(connection)
-    await peer.discover_services()
-    for service in peer.services:
-        await peer.discover_characteristics(service=service)
+    await discover_all(peer)
     get = lambda uuid: peer.get_characteristics_by_uuid(uuid)[0]  # noqa: E731
     return connection, peer, get
 
@@ -195,14 +100,13 @@ async def subscribe_all(peer: Peer, get, session: Session) -> None:
 
 
 async def full_check(checks: Checks, keystore: MemoryKeyStore) -> None:
-    rig = RigProcess()
+    rig = RigProcess("glucose_meter.py")
     await rig.start(["--records", "5"])
     checks.check(rig.port > 0, "rig READY", rig.port)
     stored = rig.info["records"]
     try:
-        async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
-            device = await make_central(source, sink, keystore)
-            advertisement = await scan(device, rig.info["address"])
+        async with central(rig, CENTRAL_ADDRESS, keystore) as device:
+            advertisement = await scan_for(device, rig.info["address"], 10)
             if checks.check(advertisement is not None, "scan found the meter"):
                 ad = advertisement.data
                 services = sorted(u.to_hex_str() for u in ad.get(ad.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS) or [])
@@ -221,9 +125,7 @@ async def full_check(checks: Checks, keystore: MemoryKeyStore) -> None:
             checks.check(bool(connection.sc), "paired with Secure Connections")
             # A fresh Peer: the refused subscription above left a callback registered.
             peer = Peer(connection)
-            await peer.discover_services()
-            for service in peer.services:
-                await peer.discover_characteristics(service=service)
+            await discover_all(peer)
             get = lambda uuid: peer.get_characteristics_by_uuid(uuid)[0]  # noqa: E731
             await subscribe_all(peer, get, session)
 
@@ -287,12 +189,11 @@ async def full_check(checks: Checks, keystore: MemoryKeyStore) -> None:
 
 
 async def stall_check(checks: Checks) -> None:
-    rig = RigProcess()
+    rig = RigProcess("glucose_meter.py")
     await rig.start(["--records", "5", "--stall-after", "2"])
     try:
-        async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
-            device = await make_central(source, sink, MemoryKeyStore())
-            checks.check(await scan(device, rig.info["address"]) is not None, "stall rig: scan found the meter")
+        async with central(rig, CENTRAL_ADDRESS, MemoryKeyStore()) as device:
+            checks.check(await scan_for(device, rig.info["address"], 10) is not None, "stall rig: scan found the meter")
             connection, peer, get = await connect(device, rig)
             await asyncio.wait_for(connection.pair(), 15)
             session = Session()
@@ -314,13 +215,12 @@ async def run() -> int:
     checks = Checks()
     await full_check(checks, MemoryKeyStore())
     await stall_check(checks)
-    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
-    return 0 if checks.failed == 0 else 1
+    return checks.finish()
 
 
 def main() -> None:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
-    sys.exit(asyncio.run(asyncio.wait_for(run(), 120)))
+    run_main(run(), 120)
 
 
 if __name__ == "__main__":

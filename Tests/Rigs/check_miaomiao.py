@@ -18,34 +18,16 @@ Exits 0 only if every check passed; one `CHECK ok|FAIL ...` line per check, then
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import sys
 
-from bumble import hci
 from bumble.core import UUID
 from bumble.device import Device, Peer
-from bumble.transport import open_transport
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from check_common import Checks, RigProcess, central, discover_all, run_main, scan_where
+
 CENTRAL_ADDRESS = "F0:F1:F2:F3:F4:F6"
 NUS_SERVICE = UUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")
 NUS_RX_NOTIFY = UUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")
 NUS_TX_WRITE = UUID("6E400002-B5A3-F393-E0A9-E50E24DCCA9E")
-
-
-class Checks:
-    def __init__(self) -> None:
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok: bool, what: str, detail: object = "") -> bool:
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        print(f"CHECK {'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail != "" else ""), flush=True)
-        return ok
 
 
 def libre_crc(region: bytes) -> int:
@@ -72,63 +54,6 @@ def decode_fram(fram: bytes) -> dict:
     return result
 
 
-class RigProcess:
-    def __init__(self) -> None:
-        self.process: asyncio.subprocess.Process | None = None
-        self.lines: list[dict] = []
-        self.changed = asyncio.Event()
-        self.info: dict = {}
-        self.port = 0
-
-    async def start(self, rig_args: list[str]) -> None:
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, os.path.join(HERE, "miaomiao.py"), *rig_args,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-        ready = asyncio.get_running_loop().create_future()
-
-        async def pump() -> None:
-            assert self.process and self.process.stdout
-            while line := await self.process.stdout.readline():
-                text = line.decode().strip()
-                if text.startswith("READY "):
-                    ready.set_result(int(text.split()[1]))
-                    continue
-                record = json.loads(text)
-                if "rig" in record:
-                    self.info = record
-                self.lines.append(record)
-                self.changed.set()
-            if not ready.done():
-                ready.set_exception(RuntimeError("rig exited before READY"))
-
-        self.pump = asyncio.get_running_loop().create_task(pump())
-        self.port = await asyncio.wait_for(ready, 15)
-
-    async def wait_for(self, predicate, timeout: float = 10.0) -> dict | None:
-        async def scan() -> dict:
-            while True:
-                for record in self.lines:
-                    if predicate(record):
-                        return record
-                self.changed.clear()
-                await self.changed.wait()
-        try:
-            return await asyncio.wait_for(scan(), timeout)
-        except asyncio.TimeoutError:
-            return None
-
-    async def stop(self) -> int | None:
-        if not self.process:
-            return None
-        assert self.process.stdin
-        self.process.stdin.close()
-        try:
-            return await asyncio.wait_for(self.process.wait(), 5)
-        except asyncio.TimeoutError:
-            self.process.kill()
-            return await self.process.wait()
-
-
 class Bridge:
     """A connected central's view of the bridge: notifications queued as they arrive."""
 
@@ -139,9 +64,7 @@ class Bridge:
         self.tx = None
 
     async def setup(self) -> None:
-        await self.peer.discover_services()
-        for service in self.peer.services:
-            await self.peer.discover_characteristics(service=service)
+        await discover_all(self.peer)
         rx = self.peer.get_characteristics_by_uuid(NUS_RX_NOTIFY)[0]
         self.tx = self.peer.get_characteristics_by_uuid(NUS_TX_WRITE)[0]
 
@@ -170,24 +93,17 @@ class Bridge:
         return data
 
 
+def named_miaomiao(advertisement) -> bool:
+    name = advertisement.data.get(advertisement.data.COMPLETE_LOCAL_NAME)
+    return bool(name) and str(name).startswith("miaomiao")
+
+
 async def connect(device: Device, rig: RigProcess, checks: Checks) -> Bridge | None:
-    found = asyncio.get_running_loop().create_future()
-
-    def on_advertisement(advertisement) -> None:
-        name = advertisement.data.get(advertisement.data.COMPLETE_LOCAL_NAME)
-        if name and str(name).startswith("miaomiao") and not found.done():
-            found.set_result(advertisement)
-
-    device.on(Device.EVENT_ADVERTISEMENT, on_advertisement)
-    await device.start_scanning(active=False, filter_duplicates=False)
-    try:
-        advertisement = await asyncio.wait_for(found, 10)
-    except asyncio.TimeoutError:
+    # By name, as Vigil finds a bridge; the address check below then ties it to this rig.
+    advertisement = await scan_where(device, named_miaomiao, 10)
+    if advertisement is None:
         checks.check(False, "found an advertiser named miaomiao*")
         return None
-    finally:
-        device.remove_listener(Device.EVENT_ADVERTISEMENT, on_advertisement)
-        await device.stop_scanning()
     checks.check(str(advertisement.address).startswith(rig.info["address"]), "advertiser address", advertisement.address)
     connection = await device.connect(advertisement.address, timeout=10)
     bridge = Bridge(Peer(connection))
@@ -229,13 +145,11 @@ async def check_packet(data: bytes, rig: RigProcess, checks: Checks, label: str,
 
 async def scenario(name: str, rig_args: list[str], body, checks: Checks) -> None:
     print(f"--- {name}", flush=True)
-    rig = RigProcess()
+    rig = RigProcess("miaomiao.py")
     await rig.start(rig_args)
     checks.check(rig.port > 0, f"{name}: rig READY", rig.port)
     try:
-        async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
-            device = Device.with_hci("check-central", hci.Address(CENTRAL_ADDRESS), source, sink)
-            await device.power_on()
+        async with central(rig, CENTRAL_ADDRESS) as device:
             bridge = await connect(device, rig, checks)
             if bridge:
                 await body(bridge, rig, checks)
@@ -302,9 +216,8 @@ async def run() -> int:
     await scenario("corrupt first", ["--corrupt-first"], corrupt_first, checks)
     await scenario("new sensor", ["--new-sensor"], new_sensor, checks)
     await scenario("no sensor", ["--no-sensor"], no_sensor, checks)
-    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
-    return 0 if checks.failed == 0 else 1
+    return checks.finish()
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(run()))
+    run_main(run())

@@ -20,135 +20,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import sys
 
-from bumble import att, gatt, hci
+from bumble import gatt
 from bumble.device import Advertisement, Device, Peer
 from bumble.keys import MemoryKeyStore
-from bumble.pairing import PairingConfig, PairingDelegate
-from bumble.transport import open_transport
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from check_common import Checks, RigProcess, att_error_of, central, discover_all, run_main, scan_for
+
 # Our own random static address: the virtual controller loses ACL data of a central that uses
 # its public address (bumble-peer.md), and a stable address lets the rig find our bond again.
 CENTRAL_ADDRESS = "F0:F1:F2:F3:F4:F5"
 
 
-class Checks:
-    def __init__(self) -> None:
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok: bool, what: str, detail: object = "") -> bool:
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        print(f"CHECK {'ok  ' if ok else 'FAIL'} {what}" + (f": {detail}" if detail != "" else ""),
-              flush=True)
-        return ok
-
-
-class RigProcess:
-    """The rig as a child process; its stdout lines are parsed and queued."""
-
-    def __init__(self) -> None:
-        self.process: asyncio.subprocess.Process | None = None
-        self.lines: list[dict] = []
-        self.changed = asyncio.Event()
-        self.port = 0
-        self.info: dict = {}
-
-    async def start(self, rig_args: list[str]) -> None:
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable, os.path.join(HERE, "heart_rate_monitor.py"), *rig_args,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-        ready = asyncio.get_running_loop().create_future()
-
-        async def pump() -> None:
-            assert self.process and self.process.stdout
-            while line := await self.process.stdout.readline():
-                text = line.decode().strip()
-                if text.startswith("READY "):
-                    ready.set_result(int(text.split()[1]))
-                    continue
-                record = json.loads(text)
-                if "rig" in record:
-                    self.info = record
-                self.lines.append(record)
-                self.changed.set()
-            if not ready.done():
-                ready.set_exception(RuntimeError("rig exited before READY"))
-
-        self.pump = asyncio.get_running_loop().create_task(pump())
-        self.port = await asyncio.wait_for(ready, 15)
-
-    async def wait_for(self, predicate, timeout: float = 10.0) -> dict | None:
-        async def scan() -> dict:
-            while True:
-                for record in self.lines:
-                    if predicate(record):
-                        return record
-                self.changed.clear()
-                await self.changed.wait()
-        try:
-            return await asyncio.wait_for(scan(), timeout)
-        except asyncio.TimeoutError:
-            return None
-
-    async def stop(self) -> int | None:
-        if not self.process:
-            return None
-        assert self.process.stdin
-        self.process.stdin.close()  # the rig exits on stdin EOF
-        try:
-            return await asyncio.wait_for(self.process.wait(), 5)
-        except asyncio.TimeoutError:
-            self.process.kill()
-            return await self.process.wait()
-
-
-async def scan_for(device: Device, address: str, timeout: float) -> Advertisement | None:
-    found = asyncio.get_running_loop().create_future()
-
-    def on_advertisement(advertisement: Advertisement) -> None:
-        if str(advertisement.address).startswith(address) and not found.done():
-            found.set_result(advertisement)
-
-    device.on(Device.EVENT_ADVERTISEMENT, on_advertisement)
-    await device.start_scanning(active=False, filter_duplicates=False)
-    try:
-        return await asyncio.wait_for(found, timeout)
-    except asyncio.TimeoutError:
-        return None
-    finally:
-        device.remove_listener(Device.EVENT_ADVERTISEMENT, on_advertisement)
-        await device.stop_scanning()
-
-
-async def att_error_of(coroutine) -> int | None:
-    try:
-        await coroutine
-    except att.ATT_Error as error:
-        return int(error.error_code)
-    return None
-
-
 async def session(device: Device, rig: RigProcess, checks: Checks, args, first: bool) -> None:
-    address = rig.info["address"]
     label = "first" if first else "reconnect"
     log_start = len(rig.lines)  # compare only what the rig sent during this session
-    connection = await device.connect(hci.Address(address, hci.Address.RANDOM_DEVICE_ADDRESS),
-                                      timeout=10)
+    connection = await device.connect(rig.address, timeout=10)
     checks.check(True, f"{label}: connected", connection.handle)
     peer = Peer(connection)
-    await peer.discover_services()
+    await discover_all(peer)
     uuids = {service.uuid.to_hex_str() for service in peer.services}
     checks.check({"180D", "180F", "180A"} <= uuids, f"{label}: services discovered", sorted(uuids))
-    for service in peer.services:
-        await peer.discover_characteristics(service=service)
     hrm = peer.get_characteristics_by_uuid(gatt.GATT_HEART_RATE_MEASUREMENT_CHARACTERISTIC)[0]
     battery = peer.get_characteristics_by_uuid(gatt.GATT_BATTERY_LEVEL_CHARACTERISTIC)[0]
 
@@ -222,16 +114,6 @@ async def session(device: Device, rig: RigProcess, checks: Checks, args, first: 
     await asyncio.sleep(0.5)
 
 
-async def make_central(source, sink, keystore: MemoryKeyStore) -> Device:
-    device = Device.with_hci("check-central", hci.Address(CENTRAL_ADDRESS), source, sink)
-    device.keystore = keystore
-    device.pairing_config_factory = lambda _c: PairingConfig(
-        sc=True, mitm=False, bonding=True,
-        delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
-    await device.power_on()
-    return device
-
-
 def check_advertisement(advertisement: Advertisement, rig: RigProcess, checks: Checks, args) -> None:
     ad = advertisement.data
     name = ad.get(ad.COMPLETE_LOCAL_NAME)
@@ -250,7 +132,7 @@ def check_advertisement(advertisement: Advertisement, rig: RigProcess, checks: C
 
 async def run(args) -> int:
     checks = Checks()
-    rig = RigProcess()
+    rig = RigProcess("heart_rate_monitor.py")
     rig_args = ["--rate-hz", str(args.rate_hz)]
     if args.require_encryption:
         rig_args.append("--require-encryption")
@@ -260,29 +142,25 @@ async def run(args) -> int:
     checks.check(rig.port > 0, "rig READY", rig.port)
     keystore = MemoryKeyStore()  # shared by both central "processes", like a state dir
     try:
-        async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
-            device = await make_central(source, sink, keystore)
+        async with central(rig, CENTRAL_ADDRESS, keystore) as device:
             advertisement = await scan_for(device, rig.info["address"], 10)
             if checks.check(advertisement is not None, "scan found the rig"):
                 check_advertisement(advertisement, rig, checks, args)
             await session(device, rig, checks, args, first=True)
             await session(device, rig, checks, args, first=False)
             # Leave without disconnecting, as a crashed host would.
-            await device.connect(hci.Address(rig.info["address"], hci.Address.RANDOM_DEVICE_ADDRESS),
-                                 timeout=10)
+            await device.connect(rig.address, timeout=10)
         dropped = await rig.wait_for(lambda r: r.get("event") == "link-dropped-by-rig")
         checks.check(dropped is not None, "rig dropped the abandoned link when the client left")
         # A second central on the same rig process and the same bond store: must re-encrypt.
-        async with await open_transport(f"tcp-client:127.0.0.1:{rig.port}") as (source, sink):
-            device = await make_central(source, sink, keystore)
+        async with central(rig, CENTRAL_ADDRESS, keystore) as device:
             advertisement = await scan_for(device, rig.info["address"], 10)
             checks.check(advertisement is not None, "second client: scan found the rig again")
             await session(device, rig, checks, args, first=False)
     finally:
         code = await rig.stop()
         checks.check(code == 0, "rig exited cleanly on stdin close", code)
-    print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
-    return 0 if checks.failed == 0 else 1
+    return checks.finish()
 
 
 def main() -> None:
@@ -293,7 +171,7 @@ def main() -> None:
     parser.add_argument("--notifications", type=int, default=9,
                         help="how many notifications each session must receive and match")
     args = parser.parse_args()
-    sys.exit(asyncio.run(asyncio.wait_for(run(args), 120)))
+    run_main(run(args), 120)
 
 
 if __name__ == "__main__":

@@ -231,7 +231,12 @@ public struct Appliance: Sendable {
                     events.append(.rememberedAddress(broadcasters[i].device, a.address))
                 }
             }
-            report(produced, device: broadcasters[i].device, peer: a.address)
+            let fresh = produced.filter { event in
+                guard case .info(let info) = event else { return true }
+                defer { broadcasters[i].lastInfo = info }
+                return info != broadcasters[i].lastInfo
+            }
+            report(fresh, device: broadcasters[i].device, peer: a.address)
         }
         // A peer already claimed by one slot is not offered to another.
         let claimed = Set(slots.compactMap { s -> DeviceAddress? in

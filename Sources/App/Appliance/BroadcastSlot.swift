@@ -10,6 +10,9 @@ struct BroadcastSlot: Sendable {
     var remembered: DeviceAddress?
     let fixedAddress: Address?
     let namePrefix: String?
+    /// The last info the decoder reported: a thermometer repeats its battery level in every
+    /// advertisement, which is news only when it changes.
+    var lastInfo: TransmitterInfo?
 
     var device: DeviceID { decoder.device }
     var nextDeadline: MonotonicInstant? { decoder.nextDeadline }

@@ -24,7 +24,7 @@ struct ScanCommand: ParsableCommand {
         let logger = Logger(minimum: Logger.level(named: controller.logLevel)!)
         var session = ScanSession(active: !passive, json: json, live: !json && Terminal.isTerminal(fd: 1))
         let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: false)
-        if !json {
+        if !json && code == 0 {
             if session.live { print("\u{1B}[H\u{1B}[2J", terminator: "") }
             print(session.table.table())
         }

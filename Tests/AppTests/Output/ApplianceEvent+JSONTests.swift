@@ -1,0 +1,46 @@
+import App
+import Bluetooth
+import Clocks
+import Readings
+import Testing
+import Transmitters
+
+@Suite struct ApplianceEventJSONTests {
+    static let peer = DeviceAddress(Address(value: 0xC0_11_22_33_44_55), type: .random)
+    static let now = MonotonicInstant(nanoseconds: 100_000_000_000)
+    static let wall = WallClockTime(secondsSinceEpoch: 1_700_000_000)
+
+    /// A heart-rate measurement's rate, RR intervals and energy are one record.
+    @Test func heartRateIsOneRecord() {
+        let t = Reading.Time.monotonic(Self.now)
+        let event = ApplianceEvent.readings("hr", peer: Self.peer, [
+            Reading(device: "hr", value: .heartRate(BeatsPerMinute(72), contact: .detected), time: t),
+            Reading(device: "hr", value: .rrIntervals([RRInterval(ticks: 832)]), time: t),
+            Reading(device: "hr", value: .energyExpended(EnergyExpended(kilojoules: 12)), time: t),
+        ])
+        let lines = event.json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered)
+        #expect(lines == [#"{"event":"reading","device":"hr","address":"C0:11:22:33:44:55","kind":"heart-rate","bpm":72,"contact":"detected","rrIntervals":[0.8125],"energyExpended":12,"time":"2023-11-14T22:13:20.000Z"}"#])
+    }
+
+    /// Backfilled glucose values are one record each, dated on the wall clock.
+    @Test func glucoseBackfillIsOneRecordPerReading() {
+        let readings = (0..<3).map { i in
+            Reading(device: "g6", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(100 + i)), trend: .flat),
+                    time: .monotonic(Self.now - .seconds(300 * (2 - i))))
+        }
+        let lines = ApplianceEvent.readings("g6", peer: nil, readings).json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered)
+        #expect(lines == [
+            #"{"event":"reading","device":"g6","kind":"glucose","mgdl":100,"trend":"Flat","time":"2023-11-14T22:03:20.000Z"}"#,
+            #"{"event":"reading","device":"g6","kind":"glucose","mgdl":101,"trend":"Flat","time":"2023-11-14T22:08:20.000Z"}"#,
+            #"{"event":"reading","device":"g6","kind":"glucose","mgdl":102,"trend":"Flat","time":"2023-11-14T22:13:20.000Z"}"#,
+        ])
+    }
+
+    @Test func batteryInfoBecomesABatteryEvent() {
+        let event = ApplianceEvent.transmitter("hr", peer: Self.peer, .info(TransmitterInfo(battery: Percent(87), manufacturer: "Acme")))
+        #expect(event.json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered) == [
+            #"{"event":"battery","device":"hr","address":"C0:11:22:33:44:55","percent":87}"#,
+            #"{"event":"info","device":"hr","address":"C0:11:22:33:44:55","manufacturer":"Acme"}"#,
+        ])
+    }
+}
