@@ -34,6 +34,7 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "Host", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks"], swiftSettings: strict),
         .target(name: "Readings", dependencies: ["Clocks"], swiftSettings: strict),
+        .target(name: "Alarms", dependencies: ["Readings", "Clocks"], swiftSettings: strict),
         .target(
             name: "Transmitters",
             dependencies: [
@@ -67,6 +68,7 @@ let package = Package(
         .testTarget(name: "ClocksTests", dependencies: ["Clocks"], swiftSettings: strict),
         .testTarget(name: "SMPTests", dependencies: ["SMP", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "ReadingsTests", dependencies: ["Readings", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "AlarmsTests", dependencies: ["Alarms", "Readings", "Clocks"], swiftSettings: strict),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth", "Wire"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"], swiftSettings: strict),
