@@ -45,8 +45,8 @@ public struct Appliance: Sendable {
     var broadcasters: [BroadcastSlot]
     public private(set) var remembered: RememberedTransmitters
     let activeScan: Bool
-    private var events: [ApplianceEvent] = []
-    private var controllerUp = false
+    var events: [ApplianceEvent] = []
+    var controllerUp = false
 
     /// `driverStates`: what drivers saved in an earlier run (`ApplianceEvent.driverState`).
     public init(devices: [Device], remembered: RememberedTransmitters, activeScan: Bool = true, driverStates: [DeviceID: [String: String]] = [:]) {
@@ -211,7 +211,7 @@ public struct Appliance: Sendable {
     /// Scanning runs while any transmitter is being searched for (remembered ones included:
     /// Vigil connects the moment they advertise, which catches a Dexcom's short windows) and
     /// while any broadcast transmitter is configured.
-    private mutating func updateScanning(host: inout Host, at now: MonotonicInstant) {
+    mutating func updateScanning(host: inout Host, at now: MonotonicInstant) {
         guard controllerUp else { return }
         let searching = slots.filter { $0.state == .searching }
         host.watch(Set(searching.compactMap(\.matcher.remembered)))
@@ -220,7 +220,7 @@ public struct Appliance: Sendable {
         if !wanted && host.isScanning { host.stopScanning(at: now) }
     }
 
-    private mutating func advertisementSeen(_ a: Advertisement, host: inout Host, at now: MonotonicInstant) {
+    mutating func advertisementSeen(_ a: Advertisement, host: inout Host, at now: MonotonicInstant) {
         let summary = AdvertisementSummary(address: a.address, advertising: a.parsed, scanResponse: a.parsedScanResponse, rssi: a.rssi)
         // Broadcasters first: real ones are not connectable.
         for i in broadcasters.indices where broadcasters[i].matches(summary) {
@@ -254,7 +254,7 @@ public struct Appliance: Sendable {
     }
 
     /// Hands a broadcaster's events up: readings together, the rest one by one.
-    private mutating func report(_ produced: [TransmitterEvent], device: DeviceID, peer: DeviceAddress?) {
+    mutating func report(_ produced: [TransmitterEvent], device: DeviceID, peer: DeviceAddress?) {
         var readings: [Reading] = []
         for event in produced {
             if case .reading(let r) = event { readings.append(r) } else { events.append(.transmitter(device, peer: peer, event)) }
@@ -262,7 +262,7 @@ public struct Appliance: Sendable {
         if !readings.isEmpty { events.append(.readings(device, peer: peer, readings)) }
     }
 
-    private mutating func waitToReconnect(_ i: Int, at now: MonotonicInstant) {
+    mutating func waitToReconnect(_ i: Int, at now: MonotonicInstant) {
         slots[i].pending.removeAll()
         slots[i].database = nil
         slots[i].driverAwaitsEncryption = false
@@ -273,7 +273,7 @@ public struct Appliance: Sendable {
 
     // MARK: security and discovery
 
-    private mutating func encryptionReady(_ i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant) {
+    mutating func encryptionReady(_ i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant) {
         switch slots[i].state {
         case .securing:
             discover(i, handle: handle, host: &host, at: now)
@@ -286,7 +286,7 @@ public struct Appliance: Sendable {
         }
     }
 
-    private mutating func securityFailed(_ i: Int, handle: UInt16, reason: String, host: inout Host, at now: MonotonicInstant) {
+    mutating func securityFailed(_ i: Int, handle: UInt16, reason: String, host: inout Host, at now: MonotonicInstant) {
         let peer = slots[i].peer
         events.append(.transmitter(slots[i].device, peer: peer, .pairingFailed(reason: reason)))
         switch slots[i].state {
@@ -301,14 +301,14 @@ public struct Appliance: Sendable {
         }
     }
 
-    private mutating func discover(_ i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant) {
+    mutating func discover(_ i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant) {
         // Results reach us only after this returns (the runner drains the host), even when the
         // host answers from its bond cache.
         let id = host.gatt(.discoverDatabase, on: handle, at: now)
         slots[i].state = .discovering(handle: handle, request: id)
     }
 
-    private mutating func databaseDiscovered(_ i: Int, handle: UInt16, database: GATT.Database, host: inout Host, at now: MonotonicInstant) {
+    mutating func databaseDiscovered(_ i: Int, handle: UInt16, database: GATT.Database, host: inout Host, at now: MonotonicInstant) {
         slots[i].database = database
         var services: [BluetoothUUID: [DiscoveredCharacteristic]] = [:]
         for entry in database.entries where services[entry.service.uuid] == nil {
@@ -334,149 +334,6 @@ public struct Appliance: Sendable {
         }
         slots[i].pendingCalibrations.removeAll()
         perform(actions, slot: i, handle: handle, host: &host, at: now)
-    }
-
-    // MARK: driver bridging
-
-    private mutating func gattResult(handle: UInt16, id: GATTClient.RequestID, result: GATTClient.Result, host: inout Host, at now: MonotonicInstant) {
-        guard let i = slots.firstIndex(where: { $0.handle == handle }) else { return }
-        if case .discovering(_, let request) = slots[i].state, request == id {
-            switch result {
-            case .database(let database):
-                databaseDiscovered(i, handle: handle, database: database, host: &host, at: now)
-            case .failed(let failure) where failure.needsSecurity && !slots[i].securityFirst:
-                slots[i].state = .securing(handle: handle)
-                host.secure(handle: handle, at: now)
-            case .failed(let failure):
-                events.append(.transmitter(slots[i].device, peer: slots[i].peer, .incompatible(reason: "discovery failed: \(failure)")))
-                host.disconnect(handle: handle, at: now)
-            default:
-                break
-            }
-            return
-        }
-        guard let operation = slots[i].pending.removeValue(forKey: id) else { return }
-        let input: DriverInput
-        switch (operation, result) {
-        case (.read(let uuid), .value(let bytes)): input = .value(uuid, bytes, origin: .read)
-        case (.write(let uuid), .written): input = .writeCompleted(uuid)
-        case (.subscribe(let uuid), .written): input = .subscribed(uuid)
-        case (_, .failed(let failure)): input = .operationFailed(operation.gattOperation, Self.operationFailure(failure))
-        default: input = .operationFailed(operation.gattOperation, .other("unexpected GATT result"))
-        }
-        let actions = slots[i].driver.receive(input, at: now)
-        perform(actions, slot: i, handle: handle, host: &host, at: now)
-    }
-
-    private mutating func deliverValue(handle: UInt16, attribute: UInt16, value: [UInt8], origin: ValueOrigin, host: inout Host, at now: MonotonicInstant) {
-        guard let i = slots.firstIndex(where: { $0.state == .running(handle: handle) }),
-              let characteristic = slots[i].database?.characteristic(valueHandle: attribute) else { return }
-        let actions = slots[i].driver.receive(.value(characteristic.uuid, value, origin: origin), at: now)
-        perform(actions, slot: i, handle: handle, host: &host, at: now)
-    }
-
-    private mutating func perform(_ actions: [DriverAction], slot i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant, linkGone: Bool = false) {
-        var readings: [Reading] = []
-        let device = slots[i].device
-        let peer = slots[i].peer
-        for action in actions {
-            if case .emit(.reading(let reading)) = action {
-                readings.append(reading)
-                continue
-            }
-            if !readings.isEmpty {
-                events.append(.readings(device, peer: peer, readings))
-                readings.removeAll()
-            }
-            switch action {
-            case .emit(let event):
-                if case .disconnected = event { continue }  // the appliance reports disconnections itself
-                // A session that got going proves the device works: the next reconnection need
-                // not wait (Dexcom sessions last seconds, then it sleeps until its next window).
-                if case .connected = event { slots[i].backoff = .seconds(1) }
-                events.append(.transmitter(device, peer: peer, event))
-            case .read(let uuid):
-                guard !linkGone else { continue }
-                request(.read(uuid), slot: i, handle: handle, host: &host, at: now) { c in
-                    c.properties.contains(.read) ? .read(handle: c.valueHandle) : nil
-                }
-            case let .write(uuid, bytes, withResponse):
-                guard !linkGone else { continue }
-                request(.write(uuid), slot: i, handle: handle, host: &host, at: now) { c in
-                    withResponse ? .write(handle: c.valueHandle, value: bytes) : .writeWithoutResponse(handle: c.valueHandle, value: bytes)
-                }
-            case let .subscribe(uuid, indications):
-                guard !linkGone else { continue }
-                request(.subscribe(uuid), slot: i, handle: handle, host: &host, at: now) { c in
-                    c.cccdHandle.map { .write(handle: $0, value: [indications ? 0x02 : 0x01, 0x00]) }
-                }
-            case .requestPairing:
-                guard !linkGone else { continue }
-                slots[i].driverAwaitsEncryption = true
-                if host.isEncrypted(handle) {
-                    slots[i].driverAwaitsEncryption = false
-                    let more = slots[i].driver.receive(.encrypted, at: now)
-                    perform(more, slot: i, handle: handle, host: &host, at: now)
-                } else {
-                    host.secure(handle: handle, at: now)
-                }
-            case .disconnect(let reason):
-                guard !linkGone else { continue }
-                events.append(.transmitter(device, peer: peer, .disconnected(reason: "driver: \(reason)")))
-                host.disconnect(handle: handle, at: now)
-            }
-        }
-        if !readings.isEmpty {
-            events.append(.readings(device, peer: peer, readings))
-            routeCalibrations(readings, from: i, host: &host, at: now)
-        }
-        if let persistent = slots[i].driver as? any PersistentDriverState, persistent.persistentState != slots[i].savedState {
-            slots[i].savedState = persistent.persistentState
-            events.append(.driverState(device, slots[i].savedState))
-        }
-    }
-
-    /// A meter's fingersticks are calibration points for every other transmitter (drivers that
-    /// report raw values use them; the rest ignore them). Meter records carry the meter's
-    /// wall-clock time; drivers take monotonic time, so convert with the host's wall clock.
-    private mutating func routeCalibrations(_ readings: [Reading], from source: Int, host: inout Host, at now: MonotonicInstant) {
-        for reading in readings {
-            guard case .meterGlucose(let reference) = reading.value else { continue }
-            let takenAt: MonotonicInstant = switch reading.time {
-            case .monotonic(let instant): instant
-            case .wallClock(let time): now - (host.wallClock - time)
-            }
-            for j in slots.indices where j != source {
-                if case .running(let handle) = slots[j].state {
-                    let actions = slots[j].driver.receive(.calibration(reference, takenAt: takenAt), at: now)
-                    perform(actions, slot: j, handle: handle, host: &host, at: now)
-                } else {
-                    slots[j].pendingCalibrations.append((reference, takenAt))
-                    if slots[j].pendingCalibrations.count > 10 { slots[j].pendingCalibrations.removeFirst() }
-                }
-            }
-        }
-    }
-
-    /// Maps a driver operation to a GATT operation on a discovered characteristic; answers the
-    /// driver at once when the characteristic or the property is missing.
-    private mutating func request(_ operation: TransmitterSlot.PendingOperation, slot i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant, _ make: (GATT.Characteristic) -> GATTClient.Operation?) {
-        let uuid = operation.gattOperation.characteristic
-        guard let characteristic = slots[i].database?.characteristic(uuid), let gattOperation = make(characteristic) else {
-            let actions = slots[i].driver.receive(.operationFailed(operation.gattOperation, .unsupported("\(uuid) is missing or lacks the property for \(operation.gattOperation)")), at: now)
-            perform(actions, slot: i, handle: handle, host: &host, at: now)
-            return
-        }
-        let id = host.gatt(gattOperation, on: handle, at: now)
-        slots[i].pending[id] = operation
-    }
-
-    static func operationFailure(_ failure: GATT.Failure) -> OperationFailure {
-        switch failure {
-        case .attributeError(let code, _): .attError(code: code.rawValue)
-        case .timedOut: .timedOut
-        default: .other("\(failure)")
-        }
     }
 }
 
