@@ -11,5 +11,6 @@ public struct Temperature: Hashable, Comparable, Sendable, CustomStringConvertib
 
     public static func < (a: Self, b: Self) -> Bool { a.degreesCelsius < b.degreesCelsius }
 
-    public var description: String { "\(degreesCelsius) °C" }
+    /// Hundredths of a degree: a sensor's 0.01 °C steps print as such, not as binary-fraction noise.
+    public var description: String { "\((degreesCelsius * 100).rounded() / 100) °C" }
 }
