@@ -25,6 +25,22 @@ public struct AlarmEngine: Sendable {
             self.measuredAt = measuredAt
             self.wallClockTime = wallClockTime
         }
+
+        /// The sample for a glucose `Reading` (nil for any other kind), given the two clocks read
+        /// at the same moment; `wallNow` is nil while the wall clock is not set, and then a
+        /// reading dated by wall clock cannot be placed and is refused.
+        public init?(_ reading: Reading, monotonicNow: MonotonicInstant, wallNow: WallClockTime?) {
+            guard case let .glucose(concentration, trend) = reading.value else { return nil }
+            switch reading.time {
+            case let .monotonic(instant):
+                self.init(device: reading.device, concentration: concentration, trend: trend, measuredAt: instant,
+                          wallClockTime: wallNow.map { reading.time.wallClockTime(monotonicNow: monotonicNow, wallNow: $0) })
+            case let .wallClock(time):
+                guard let wallNow else { return nil }
+                self.init(device: reading.device, concentration: concentration, trend: trend,
+                          measuredAt: monotonicNow - (wallNow - time), wallClockTime: time)
+            }
+        }
     }
 
     public enum Input: Hashable, Sendable {
@@ -47,6 +63,7 @@ public struct AlarmEngine: Sendable {
     private var events: [AlarmEvent] = []
     /// Recent glucose, oldest first (kept for the trend window only).
     private var glucose: [GlucoseSample] = []
+    /// When each device was last heard; a device heard once is watched from then on.
     private var lastHeard: [DeviceID: MonotonicInstant] = [:]
 
     /// A fresh engine at `now`, or one restored from persisted `state` (see `State`). Signal-loss

@@ -30,7 +30,16 @@ public struct GlucoseRate: Hashable, Comparable, Sendable, CustomStringConvertib
 /// level where ketone checks are advised. Rate alarms are off by default (Dexcom), and when on
 /// use 3 mg/dL/min (Dexcom's upper choice, fewer alarms from noise).
 public struct GlucoseThresholds: Hashable, Sendable {
-    public var urgentLow: GlucoseConcentration
+    /// The lowest urgent-low threshold accepted: 40 mg/dL is the bottom of the range CGMs report
+    /// as a number (below it Dexcom says "LOW"), so a lower threshold could never fire and would
+    /// disable urgent low in effect.
+    public static let lowestUrgentLow = GlucoseConcentration(milligramsPerDeciliter: 40)
+
+    /// Clamped to at least `lowestUrgentLow`: urgent low cannot be disabled, not even by a
+    /// threshold no reading can reach.
+    public var urgentLow: GlucoseConcentration {
+        didSet { urgentLow = max(urgentLow, Self.lowestUrgentLow) }
+    }
     /// Forecast horizon for "urgent low soon"; nil turns that alarm off.
     public var urgentLowSoonHorizon: Duration?
     public var low: GlucoseConcentration?
@@ -50,7 +59,7 @@ public struct GlucoseThresholds: Hashable, Sendable {
         fallingFast: GlucoseRate? = nil,
         risingFast: GlucoseRate? = nil
     ) {
-        self.urgentLow = urgentLow
+        self.urgentLow = max(urgentLow, Self.lowestUrgentLow)
         self.urgentLowSoonHorizon = urgentLowSoonHorizon
         self.low = low
         self.high = high
