@@ -3,7 +3,7 @@ import Readings
 import Testing
 @testable import Alarms
 
-/// `AlarmEngine.GlucoseSample` from a `Reading` (declared in AlarmEngine.swift).
+/// `AlarmEngine.GlucoseSample` from a `Reading` (GlucoseSample.swift).
 @Suite struct GlucoseSampleTests {
     let monotonicNow = minute(100)
     let wallNow = WallClockTime(secondsSinceEpoch: 1_795_000_000)
