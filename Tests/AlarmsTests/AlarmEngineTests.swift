@@ -255,4 +255,25 @@ import Testing
         ])
         #expect(after.engine.playing?.kind == .urgentLow)
     }
+
+    @Test func acknowledgedUrgentLowSoundsAgainAfterThirtyMinutesAndLowHasHysteresis() {
+        var h = ScenarioHarness()
+        h.glucose(54, atMinute: 0)
+        h.send(.acknowledge(nil), atMinute: 1)
+        for k in 1...6 { h.glucose(54, atMinute: Double(k * 5)) }
+        h.glucose(60, atMinute: 35)      // above 55 but inside the 5 mg/dL margin: still urgent low
+        h.glucose(61, atMinute: 40)      // out of urgent low, into low
+        h.glucose(74, atMinute: 45)      // 70 + 4: low holds
+        h.glucose(76, atMinute: 50)      // clears
+        #expect(h.timeline == [
+            "0 urgent-low raised high",
+            "1 urgent-low acknowledged until 31",
+            "31 urgent-low re-raised",
+            "36 urgent-low escalated",
+            "40 urgent-low cleared",
+            "40 low raised medium",
+            "45 low escalated",
+            "50 low cleared",
+        ])
+    }
 }
