@@ -1,0 +1,143 @@
+import Readings
+
+/// Alarm priority in the manner of IEC 60601-1-8 (alarms-and-formats.md "Alarm sound
+/// conventions"): the priority is heard in the pattern, not only in the loudness.
+public enum AlarmPriority: Int, Comparable, CaseIterable, Sendable, CustomStringConvertible {
+    case low = 0
+    case medium = 1
+    case high = 2
+
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+
+    /// Pulses in one burst: high 10, medium 3, low 1 (IEC 60601-1-8 allows 1-2 for low).
+    public var pulsesPerBurst: Int {
+        switch self {
+        case .high: 10
+        case .medium: 3
+        case .low: 1
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .high: "high"
+        case .medium: "medium"
+        case .low: "low"
+        }
+    }
+}
+
+/// The glucose alarms (issue 4 "Glucose"; defaults in alarms-and-formats.md "Alarm defaults").
+public enum GlucoseAlarm: String, CaseIterable, Hashable, Sendable {
+    case urgentLow = "urgent-low"
+    case urgentLowSoon = "urgent-low-soon"
+    case low
+    case high
+    case urgentHigh = "urgent-high"
+    case risingFast = "rising-fast"
+    case fallingFast = "falling-fast"
+}
+
+/// Faults of the appliance itself: when the receiver fails, nobody else will alarm
+/// (alarms-and-formats.md "What users complain about", last item).
+public enum ApplianceFault: String, CaseIterable, Hashable, Sendable {
+    case noController = "no-controller"
+    case controllerLost = "controller-lost"
+    case storageFailing = "storage-failing"
+    case clockNotSet = "clock-not-set"
+    case configurationProblem = "configuration-problem"
+}
+
+/// One alarm channel. Signal loss is its own channel per device, so acknowledging "no data"
+/// never touches a glucose alarm (alarms-and-formats.md, "Peer rule worth keeping").
+public enum AlarmKind: Hashable, Comparable, Sendable, CustomStringConvertible {
+    case glucose(GlucoseAlarm)
+    case signalLoss(DeviceID)
+    case fault(ApplianceFault)
+
+    public static let urgentLow = AlarmKind.glucose(.urgentLow)
+
+    /// Why these priorities: high means "act now or be harmed" — a severe hypo now or within
+    /// 20 minutes. Medium: conditions that need action soon or mean nothing is watching
+    /// (a low, no data, no radio, no configuration). Low: worth knowing, not urgent.
+    public var priority: AlarmPriority {
+        switch self {
+        case let .glucose(alarm):
+            switch alarm {
+            case .urgentLow, .urgentLowSoon: .high
+            case .low, .urgentHigh, .fallingFast: .medium
+            case .high, .risingFast: .low
+            }
+        case .signalLoss: .medium
+        case let .fault(fault):
+            switch fault {
+            case .noController, .controllerLost, .configurationProblem: .medium
+            case .storageFailing, .clockNotSet: .low
+            }
+        }
+    }
+
+    /// The longest single snooze. Urgent low re-sounds after at most 30 min if still low
+    /// (Dexcom); signal loss is bounded by its own 30 min ceiling; the rest follow the
+    /// Nightscout snooze choices, widened for caregivers of sleeping children (xDrip+ PR #2406).
+    public var maximumSnooze: Duration {
+        switch self {
+        case let .glucose(alarm):
+            switch alarm {
+            case .urgentLow, .urgentLowSoon: .seconds(30 * 60)
+            case .low, .fallingFast, .risingFast: .seconds(2 * 3600)
+            case .high, .urgentHigh: .seconds(12 * 3600)
+            }
+        case .signalLoss: .seconds(30 * 60)
+        case .fault: .seconds(4 * 3600)
+        }
+    }
+
+    /// How long an acknowledgement silences the alarm while its condition persists.
+    public var acknowledgementInterval: Duration {
+        switch self {
+        case let .glucose(alarm):
+            switch alarm {
+            case .urgentLow: .seconds(30 * 60)
+            case .urgentLowSoon, .low, .fallingFast, .risingFast: .seconds(15 * 60)
+            case .high, .urgentHigh: .seconds(60 * 60)
+            }
+        case .signalLoss: .seconds(30 * 60)
+        case .fault: .seconds(60 * 60)
+        }
+    }
+
+    /// Whether "snooze all" covers this alarm. Never urgent low (issue 4); never signal loss or
+    /// appliance faults either, because while those last the appliance cannot see an urgent low,
+    /// so silencing them for hours would silence urgent low too.
+    public var isCoveredBySnoozeAll: Bool {
+        if case let .glucose(alarm) = self { return alarm != .urgentLow }
+        return false
+    }
+
+    /// Stable name for persistence and history: `urgent-low`, `signal-loss:dexcom`,
+    /// `fault:storage-failing`.
+    public var name: String {
+        switch self {
+        case let .glucose(alarm): alarm.rawValue
+        case let .signalLoss(device): "signal-loss:\(device.rawValue)"
+        case let .fault(fault): "fault:\(fault.rawValue)"
+        }
+    }
+
+    public init?(name: String) {
+        if let alarm = GlucoseAlarm(rawValue: name) {
+            self = .glucose(alarm)
+        } else if name.hasPrefix("signal-loss:"), name.count > "signal-loss:".count {
+            self = .signalLoss(DeviceID(String(name.dropFirst("signal-loss:".count))))
+        } else if name.hasPrefix("fault:"), let fault = ApplianceFault(rawValue: String(name.dropFirst("fault:".count))) {
+            self = .fault(fault)
+        } else {
+            return nil
+        }
+    }
+
+    public static func < (a: Self, b: Self) -> Bool { a.name < b.name }
+
+    public var description: String { name }
+}
