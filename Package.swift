@@ -47,14 +47,14 @@ let package = Package(
         .target(name: "Simulator", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
         .target(
             name: "App",
-            dependencies: ["Wire", "Bluetooth", "HCI", "Host", "Readings", "Transmitters", "Clocks", "Simulator"],
+            dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Host", "Readings", "Transmitters", "Clocks", "Simulator", "Alarms"],
             swiftSettings: strict),
         .target(name: "CPlatform", cSettings: warningsAreErrors ? [.unsafeFlags(["-Wall", "-Werror"])] : [.unsafeFlags(["-Wall"])]),
         .target(name: "Platform", dependencies: ["CPlatform", "Clocks"], swiftSettings: strict),
         .executableTarget(
             name: "vigil",
             dependencies: [
-                "App", "Platform", "HCI", "Host", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings", "Simulator",
+                "App", "Platform", "HCI", "Host", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings", "Simulator", "Alarms",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"], swiftSettings: strict),
         .testTarget(name: "TransmittersTests", dependencies: ["Transmitters", "Readings", "Wire", "Bluetooth", "Clocks"], swiftSettings: strict),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Transmitters", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
-        .testTarget(name: "AppTests", dependencies: ["App", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
+        .testTarget(name: "AppTests", dependencies: ["App", "Alarms", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "Clocks"], swiftSettings: strict),
         .testTarget(name: "InteropTests", dependencies: ["Platform", "HCI", "Wire"], swiftSettings: strict),
     ]

@@ -1,3 +1,4 @@
+import Alarms
 import Bluetooth
 import Clocks
 import Readings
@@ -17,4 +18,6 @@ public enum ApplianceEvent: Sendable, Equatable {
     /// A driver's state to keep across restarts changed (see `PersistentDriverState`).
     case driverState(DeviceID, [String: String])
     case bluetooth(BluetoothState)
+    /// The alarm engine raised, snoozed, acknowledged, escalated, re-raised or cleared an alarm.
+    case alarm(AlarmEvent)
 }

@@ -1,3 +1,4 @@
+import Alarms
 import Bluetooth
 import Clocks
 import Readings
@@ -29,6 +30,17 @@ extension ApplianceEvent {
             return [.object(Self.head("state-saved", device, nil) + state.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) })]
         case let .bluetooth(state):
             return [.object([("event", "bluetooth"), ("state", .string(Self.stateWord(state)))] + Self.reason(state))]
+        case let .alarm(alarm):
+            let change: (String, [(String, JSON)]) = switch alarm.change {
+            case .raised(let priority): ("raised", [("priority", .string("\(priority)"))])
+            case .snoozed(let until): ("snoozed", [("seconds", .double((until - monotonicNow).seconds))])
+            case .acknowledged(let until): ("acknowledged", [("seconds", .double((until - monotonicNow).seconds))])
+            case .escalated: ("escalated", [])
+            case .cleared: ("cleared", [])
+            case .reRaised: ("re-raised", [])
+            }
+            let time = wallNow - (monotonicNow - alarm.time)
+            return [.object([("event", "alarm"), ("alarm", .string(alarm.kind.name)), ("change", .string(change.0))] + change.1 + [("time", .string(time.iso8601))])]
         }
     }
 
@@ -155,6 +167,7 @@ extension ApplianceEvent {
         case let .rememberedAddress(device, peer): "\(device): remembered as \(peer)"
         case let .driverState(device, state): "\(device): state saved (\(state.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")))"
         case .bluetooth(let state): "Bluetooth \(state)"
+        case .alarm(let alarm): "ALARM \(alarm.kind.name): \(alarm.change)"
         }
     }
 }

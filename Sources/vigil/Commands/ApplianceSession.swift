@@ -1,3 +1,4 @@
+import Alarms
 import App
 import Clocks
 import Host
@@ -9,6 +10,8 @@ import Transmitters
 /// scripts (`--events-json`) or logged, and remembered transmitters saved as they are learned.
 struct ApplianceSession: HostSession {
     var appliance: Appliance
+    /// The alarm engine listening to the appliance; nil runs without alarms.
+    var alarms: ApplianceAlarms?
     let eventsJSON: Bool
     /// Print each event as a line for a person watching (the demo's console face).
     var console = false
@@ -19,7 +22,7 @@ struct ApplianceSession: HostSession {
     /// Every driver's saved state, written whole when one changes.
     var driverStates: [DeviceID: [String: String]] = [:]
     var isFinished: Bool { false }
-    var nextDeadline: MonotonicInstant? { appliance.nextDeadline }
+    var nextDeadline: MonotonicInstant? { earliest(appliance.nextDeadline, alarms?.nextDeadline) }
 
     mutating func controllerReady(host: inout Host, at now: MonotonicInstant) {
         appliance.controllerReady(host: &host, at: now)
@@ -33,13 +36,23 @@ struct ApplianceSession: HostSession {
 
     mutating func handleDeadline(host: inout Host, at now: MonotonicInstant) {
         appliance.handleDeadline(host: &host, at: now)
+        if let d = alarms?.nextDeadline, now >= d { alarms?.handleDeadline(at: now) }
         report()
     }
 
     private mutating func report() {
-        for event in appliance.takeEvents() {
+        let now = SystemClock.monotonicNow()
+        let wallNow = SystemClock.wallNow()
+        var events = appliance.takeEvents()
+        if alarms != nil {
+            for event in events { alarms?.observe(event, monotonicNow: now, wallNow: wallNow) }
+            let raised = alarms?.takeEvents() ?? []
+            events += raised.map(ApplianceEvent.alarm)
+            if !raised.isEmpty, let alarms { state?.saveAlarmState(alarms.engine.state, at: now) }
+        }
+        for event in events {
             if eventsJSON {
-                for line in event.json(monotonicNow: SystemClock.monotonicNow(), wallNow: SystemClock.wallNow()) { print(line.rendered) }
+                for line in event.json(monotonicNow: now, wallNow: wallNow) { print(line.rendered) }
             } else if console {
                 print(event.logLine)
             }
@@ -53,6 +66,8 @@ struct ApplianceSession: HostSession {
                 logger.log(.info, event.logLine)
                 driverStates[device] = values
                 state?.saveDriverStates(driverStates)
+            case .alarm:
+                logger.log(.warning, event.logLine)
             case .bluetooth(.unavailable), .transmitter(_, _, .noData), .transmitter(_, _, .pairingFailed),
                  .transmitter(_, _, .incompatible), .transmitter(_, _, .malformedValue):
                 logger.log(.warning, event.logLine)
@@ -65,6 +80,26 @@ struct ApplianceSession: HostSession {
 }
 
 extension StateDirectory {
+    /// Active alarms and snoozes survive a restart or a power cut (issue 4).
+    func loadAlarmState(at now: MonotonicInstant) -> AlarmEngine.State {
+        let file = path + "/alarm-state"
+        guard FileSystem.exists(path: file), let bytes = try? FileSystem.readFile(path: file) else { return AlarmEngine.State() }
+        do {
+            return try AlarmEngine.State(text: String(decoding: bytes, as: UTF8.self), at: now)
+        } catch {
+            logger.log(.error, "\(file): \(error); alarms start afresh")
+            return AlarmEngine.State()
+        }
+    }
+
+    func saveAlarmState(_ state: AlarmEngine.State, at now: MonotonicInstant) {
+        do {
+            try AtomicFile.write(path: path + "/alarm-state", bytes: Array(state.text(at: now).utf8), mode: 0o600)
+        } catch {
+            logger.log(.error, "cannot save the alarm state: \(error)")
+        }
+    }
+
     /// Drivers' state between runs: one `device<TAB>key<TAB>value` line each (names may hold spaces).
     func loadDriverStates() -> [DeviceID: [String: String]] {
         let file = path + "/driver-state"

@@ -1,3 +1,4 @@
+import Alarms
 import App
 import ArgumentParser
 import Bluetooth
@@ -55,6 +56,7 @@ struct DemoCommand: ParsableCommand {
         ], remembered: RememberedTransmitters())
         var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: nil)
         session.console = !eventsJSON
+        session.alarms = ApplianceAlarms(configuration: AlarmConfiguration(watchedDevices: ["g6"]), at: SystemClock.monotonicNow())
         StandardOutput.flush()
         var configuration = Host.Configuration(staticAddress: Address(value: 0xC2_D3_E4_F5_06_17))
         configuration.connectTimeout = .seconds(5)

@@ -1,9 +1,11 @@
+import Alarms
 import App
 import ArgumentParser
 import Bluetooth
 import Clocks
 import Host
 import Platform
+import Readings
 import Transmitters
 
 struct RunCommand: ParsableCommand {
@@ -65,6 +67,9 @@ struct RunCommand: ParsableCommand {
                                   driverStates: driverStates)
         var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: state)
         session.driverStates = driverStates
+        let watched = configuration.devices.filter { ApplianceAlarms.glucoseTypes.contains($0.type) }.map { DeviceID($0.displayName) }
+        let now = SystemClock.monotonicNow()
+        session.alarms = ApplianceAlarms(configuration: AlarmConfiguration(watchedDevices: watched), at: now, restoring: state.loadAlarmState(at: now))
         let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true)
         if code != 0 { throw ExitCode(code) }
     }
