@@ -74,9 +74,6 @@ struct PulseTrainPlayer: Hashable, Sendable {
         self.stepEndsAt = train.steps.isEmpty ? nil : start + train.steps[0].duration
     }
 
-    /// Whether the current step is the last one of a cycle.
-    var isInLastStep: Bool { stepIndex == train.steps.count - 1 }
-
     /// Moves through every step that ended at or before `now`, returning the level changes.
     mutating func advance(to now: MonotonicInstant) -> [LineTransition] {
         var edges: [LineTransition] = []

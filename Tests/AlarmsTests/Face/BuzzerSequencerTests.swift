@@ -140,4 +140,17 @@ import Testing
         buzzer.handleDeadline(at: Self.ms(1000))
         #expect(buzzer.takeTransitions() == Self.edges(from: 0, [200, 150, 200, 150, 200, 10000]))
     }
+
+    @Test func passiveToneFollowsTheNewPriorityAndAnotherRiseDuringTheGapWaitsForIt() {
+        var buzzer = BuzzerSequencer(drive: .passive)
+        buzzer.play(.bursts(.low, escalated: false, kind: .glucose(.high)), at: Self.ms(0))
+        #expect(Self.run(&buzzer, until: Self.ms(50)) == [BuzzerTransition(.high, at: Self.ms(0), toneHertz: 523)])
+        buzzer.play(.bursts(.medium, escalated: false, kind: .glucose(.low)), at: Self.ms(100))
+        // Still inside the minimum gap after the cut at 100 ms: high waits until 200 ms.
+        buzzer.play(.bursts(.high, escalated: false, kind: .urgentLow), at: Self.ms(150))
+        #expect(Self.run(&buzzer, until: Self.ms(400)) == [
+            BuzzerTransition(.low, at: Self.ms(100)),
+            BuzzerTransition(.high, at: Self.ms(200), toneHertz: 988), BuzzerTransition(.low, at: Self.ms(350)),
+        ])
+    }
 }
