@@ -3,7 +3,7 @@ import Testing
 @testable import Alarms
 
 /// Timelines derived by hand from the documented chirp, `BuzzerRhythm` and `LEDSequencer` rhythms.
-@Suite struct SelfTestTests {
+@Suite struct SelfTestPlayerTests {
     static func ms(_ value: Int) -> MonotonicInstant { .zero + .milliseconds(value) }
 
     static func run(_ player: inout SelfTestPlayer) -> (buzzer: [BuzzerTransition], led: [LineTransition]) {
