@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth", "Wire"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"], swiftSettings: strict),
-        .testTarget(name: "TransmittersTests", dependencies: ["Transmitters", "Readings", "Wire", "Bluetooth", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "TransmittersTests", dependencies: ["Transmitters", "Simulator", "Readings", "Wire", "Bluetooth", "Clocks"], swiftSettings: strict),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Transmitters", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "AppTests", dependencies: ["App", "Alarms", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "Clocks"], swiftSettings: strict),
