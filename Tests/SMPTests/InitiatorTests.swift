@@ -202,6 +202,7 @@ struct InitiatorTests {
         _ = initiator.startPairing(at: .zero)
         let state = initiator.state
         #expect(initiator.receive([0x0B, 0x01], at: .zero + .seconds(1)).isEmpty)
+        #expect(initiator.startPairing(at: .zero + .seconds(2)).isEmpty)
         #expect(initiator.state == state)
     }
 
