@@ -37,10 +37,15 @@ extension SMP {
             bonds.removeValue(forKey: identity)
         }
 
-        /// The bond for a peer seen at `address`: by identity address first, then by the
-        /// address it paired from.
+        /// The bond for a peer seen at `address`: by identity address, then by the address it
+        /// paired from, then, for a resolvable private address, by resolving it with each
+        /// bond's IRK (Core v5.4 Vol 6 Part B §1.3.2.3).
         public func bond(for address: DeviceAddress) -> Bond? {
-            bonds[address] ?? bonds.values.first { $0.peer == address }
+            if let bond = bonds[address] ?? bonds.values.first(where: { $0.peer == address }) { return bond }
+            guard address.type.isRandom else { return nil }
+            return all.first { bond in
+                bond.identityResolvingKey.map { Crypto.resolves(address.address, irk: $0) } ?? false
+            }
         }
 
         /// Bonds in a stable order (by identity), for serialization and display.

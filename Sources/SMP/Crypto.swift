@@ -99,6 +99,23 @@ extension SMP {
             return UInt32(mac[0]) | UInt32(mac[1]) << 8 | UInt32(mac[2]) << 16 | UInt32(mac[3]) << 24
         }
 
+        /// The random address hash function ah (Vol 3 Part H §2.2.2): `e(k, padding ‖ r) mod 2^24`.
+        /// `r` (prand) and the result (hash) are 3 wire bytes.
+        public static func ah(k: [UInt8], r: [UInt8]) -> [UInt8] {
+            precondition(r.count == 3, "ah takes a 24-bit prand")
+            // padding ‖ r: r is least significant, so it comes first in wire order.
+            return Array(aes(key: k, r + [UInt8](repeating: 0, count: 13)).prefix(3))
+        }
+
+        /// Whether `address` is a resolvable private address made with `irk` (Core v5.4 Vol 6
+        /// Part B §1.3.2.2–1.3.2.3): its top two bits are 01 and its low 24 bits (hash) equal
+        /// ah(IRK, prand), prand being the high 24 bits.
+        public static func resolves(_ address: Address, irk: [UInt8]) -> Bool {
+            guard irk.count == 16, address.value >> 46 == 0b01 else { return false }
+            let bytes = address.wireBytes
+            return ah(k: irk, r: Array(bytes[3..<6])) == Array(bytes[0..<3])
+        }
+
         /// AES-CMAC (RFC 4493) with key, message and result in **spec/library order**, for
         /// checking against RFC vectors. SMP code uses the wire-order functions above.
         public static func aesCMAC(key: [UInt8], message: [UInt8]) -> [UInt8] {

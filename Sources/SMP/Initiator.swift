@@ -61,11 +61,8 @@ extension SMP {
         /// Sends a Pairing Request. Ignored while a pairing is under way; after a timeout the
         /// link may not pair again (Vol 3 Part H §3.4), which is reported rather than ignored.
         public mutating func startPairing(at now: MonotonicInstant) -> [Action] {
-            switch state {
-            case .failed(.timeout): return [.failed(.timeout)]
-            case _ where state.isPairing: return []
-            default: break
-            }
+            if case .failed(.timeout) = state { return [.failed(.timeout)] }
+            guard !state.isPairing else { return [] }
             let bonding = configuration.bonding
             let request = PairingRequest(
                 PairingParameters(

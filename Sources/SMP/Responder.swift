@@ -173,7 +173,6 @@ extension SMP.Responder {
         session.keySize = min(req.maximumKeySize, configuration.maximumKeySize)
         session.secureConnections = configuration.secureConnections
             && req.authenticationRequirements.contains(.secureConnections)
-        bond = nil
         state = .awaitingPairingConfirm(deadline: now + configuration.timeout)  // so refusals end in .failed
         guard session.keySize >= configuration.minimumKeySize else { return refuse(reason: .encryptionKeySize) }
         if !session.secureConnections && configuration.requireSecureConnections {

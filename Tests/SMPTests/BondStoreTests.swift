@@ -54,6 +54,18 @@ struct BondStoreTests {
         #expect(store.bonds.isEmpty)
     }
 
+    @Test func findsABondByResolvingAPrivateAddressWithItsIRK() {
+        // IRK and RPA from Core v5.4 Vol 3 Part H Appendix D.7 (ah sample data).
+        var bond = Self.scBond
+        bond.identityResolvingKey = spec("ec0234a357c8ad05341010a60a397d9b")
+        var store = SMP.BondStore()
+        store.insert(bond, created: Self.created)
+        let rpa = DeviceAddress(Address("70:81:94:0D:FB:AA")!, type: .random)
+        #expect(store.bond(for: rpa)?.identityAddress == bond.identityAddress)
+        #expect(store.bond(for: DeviceAddress(Address("70:81:94:0D:FB:AB")!, type: .random)) == nil)
+        #expect(store.bond(for: DeviceAddress(rpa.address, type: .public)) == nil)
+    }
+
     @Test func badLinesAreReportedByNumberAndGoodOnesKept() {
         var good = SMP.BondStore()
         good.insert(Self.legacyBond, created: Self.created)

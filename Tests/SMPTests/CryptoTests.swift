@@ -94,6 +94,18 @@ struct CryptoTests {
         #expect(value % 1_000_000 == 0x2F9E_D5BA % 1_000_000)
     }
 
+    @Test func ahMatchesSpecSampleData() {
+        // Vol 3 Part H Appendix D.7: IRK ec0234a3…7d9b, prand 708194 → hash 0dfbaa.
+        let irk = spec("ec0234a357c8ad05341010a60a397d9b")
+        #expect(SMP.Crypto.ah(k: irk, r: spec("708194")) == spec("0dfbaa"))
+        // The resolvable private address 70:81:94:0D:FB:AA (prand ‖ hash; top bits 01).
+        #expect(SMP.Crypto.resolves(Address("70:81:94:0D:FB:AA")!, irk: irk))
+        #expect(!SMP.Crypto.resolves(Address("70:81:94:0D:FB:AB")!, irk: irk))
+        #expect(!SMP.Crypto.resolves(Address("70:81:94:0D:FB:AA")!, irk: [UInt8](repeating: 0, count: 16)))
+        // Same hash bits but top bits 11 (static random), so not resolvable.
+        #expect(!SMP.Crypto.resolves(Address("F0:81:94:0D:FB:AA")!, irk: irk))
+    }
+
     @Test func maskingZeroesTheMostSignificantOctets() {
         let key = [UInt8](1...16)
         #expect(SMP.masked(key, toKeySize: 7) == [1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0])

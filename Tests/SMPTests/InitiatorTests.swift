@@ -202,6 +202,7 @@ struct InitiatorTests {
         _ = initiator.startPairing(at: .zero)
         let state = initiator.state
         #expect(initiator.receive([0x0B, 0x01], at: .zero + .seconds(1)).isEmpty)
+        #expect(initiator.startPairing(at: .zero + .seconds(2)).isEmpty)
         #expect(initiator.state == state)
     }
 
@@ -295,5 +296,58 @@ struct InitiatorTests {
                 }
             }
         }
+    }
+}
+
+/// Guards against Initiator and Responder agreeing on the same mistake: the transcript of an
+/// in-memory pairing is checked against the spec's formulas written out here by hand
+/// (Vol 3 Part H §2.3.5.5 legacy, §2.3.5.6.2 and §2.3.5.6.5 Secure Connections).
+struct PairingTranscriptTests {
+    static func values(_ link: PairingHarness, _ side: PairingHarness.Side, _ code: SMP.Code) -> [[UInt8]] {
+        link.transcript.filter { $0.from == side && $0.pdu.first == code.rawValue }.map { Array($0.pdu.dropFirst()) }
+    }
+
+    @Test func legacyConfirmsAreC1OverTheExchangedPDUsAndAddresses() throws {
+        var link = PairingHarness(responder: .init(secureConnections: false))
+        link.startPairing()
+        let preq = try #require(link.transcript.first { $0.pdu.first == 0x01 }?.pdu)
+        let pres = try #require(link.transcript.first { $0.pdu.first == 0x02 }?.pdu)
+        let mconfirm = try #require(Self.values(link, .initiator, .pairingConfirm).first)
+        let sconfirm = try #require(Self.values(link, .responder, .pairingConfirm).first)
+        let mrand = try #require(Self.values(link, .initiator, .pairingRandom).first)
+        let srand = try #require(Self.values(link, .responder, .pairingRandom).first)
+        let tk = [UInt8](repeating: 0, count: 16)
+        // p1 = pres ‖ preq ‖ rat′ ‖ iat′ and p2 = 0 ‖ ia ‖ ra, spelled out in wire order.
+        let p1 = [UInt8(1), 0] + preq + pres  // iat′ = 1 (central random), rat′ = 0 (peripheral public)
+        let p2 = peripheralAddress.address.wireBytes + centralAddress.address.wireBytes + [0, 0, 0, 0]
+        func c1(_ r: [UInt8]) -> [UInt8] {
+            SMP.Crypto.e(key: tk, zip(SMP.Crypto.e(key: tk, zip(r, p1).map { $0 ^ $1 }), p2).map { $0 ^ $1 })
+        }
+        #expect(mconfirm == c1(mrand))
+        #expect(sconfirm == c1(srand))
+        #expect(link.encryptionKey == SMP.Crypto.e(key: tk, Array(mrand[0..<8]) + Array(srand[0..<8])))
+    }
+
+    @Test func secureConnectionsValuesFollowF4F5F6() throws {
+        var link = PairingHarness()
+        link.startPairing()
+        // The initiator's first 32 random bytes became its private key (seed 1, see the harness).
+        var replay = SeededRandom(seed: 1)
+        let pairA = try #require(SMP.P256KeyPair.generate(using: &replay))
+        let pka = try SMP.PairingPublicKey(decoding: [0x0C] + (Self.values(link, .initiator, .pairingPublicKey).first ?? []))
+        let pkb = try SMP.PairingPublicKey(decoding: [0x0C] + (Self.values(link, .responder, .pairingPublicKey).first ?? []))
+        #expect(pka == pairA.publicKey)
+        let dhKey = try pairA.dhKey(with: pkb)
+        let na = try #require(Self.values(link, .initiator, .pairingRandom).first)
+        let nb = try #require(Self.values(link, .responder, .pairingRandom).first)
+        #expect(Self.values(link, .responder, .pairingConfirm).first == SMP.Crypto.f4(u: pkb.x, v: pka.x, x: nb, z: 0))
+        let (macKey, ltk) = SMP.Crypto.f5(w: dhKey, n1: na, n2: nb, a1: centralAddress, a2: peripheralAddress)
+        #expect(link.encryptionKey == ltk)
+        let ioCapA = SMP.IOCapabilityTriple(authenticationRequirements: [.bonding, .secureConnections], oobDataPresent: false, ioCapability: .noInputNoOutput)
+        let zero = [UInt8](repeating: 0, count: 16)
+        #expect(Self.values(link, .initiator, .pairingDHKeyCheck).first
+            == SMP.Crypto.f6(w: macKey, n1: na, n2: nb, r: zero, ioCap: ioCapA, a1: centralAddress, a2: peripheralAddress))
+        #expect(Self.values(link, .responder, .pairingDHKeyCheck).first
+            == SMP.Crypto.f6(w: macKey, n1: nb, n2: na, r: zero, ioCap: ioCapA, a1: peripheralAddress, a2: centralAddress))
     }
 }
