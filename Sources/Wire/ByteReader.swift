@@ -100,6 +100,17 @@ public struct ByteReader: Sendable {
         return low | high << 32
     }
 
+    /// A 48-bit little-endian field (a Bluetooth device address, Core v5.4 Vol 6 Part B §1.3),
+    /// read straight into an integer.
+    @inlinable
+    public mutating func readUInt48(_ field: StaticString = "u48") throws(WireError) -> UInt64 {
+        try need(6, field)
+        defer { _offset += 6 }
+        var v: UInt64 = 0
+        for k in 0..<6 { v |= UInt64(bytes[offset + k]) << (8 * UInt64(k)) }
+        return v
+    }
+
     /// Big-endian reads, for the few formats that use them (btsnoop headers, RuuviTag).
     @inlinable
     public mutating func readUInt16BigEndian(_ field: StaticString = "u16be") throws(WireError) -> UInt16 {
