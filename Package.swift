@@ -50,7 +50,9 @@ let package = Package(
             dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Host", "Readings", "Transmitters", "Clocks", "Simulator", "Alarms"],
             swiftSettings: strict),
         .target(name: "CPlatform", cSettings: warningsAreErrors ? [.unsafeFlags(["-Wall", "-Werror"])] : [.unsafeFlags(["-Wall"])]),
-        .target(name: "Platform", dependencies: ["CPlatform", "Clocks"], swiftSettings: strict),
+        // libgpiod v1 from the system (libgpiod-dev; scripts/install-deps installs it).
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .target(name: "Platform", dependencies: ["CPlatform", "CGPIOD", "Clocks"], swiftSettings: strict),
         .executableTarget(
             name: "vigil",
             dependencies: [
@@ -60,7 +62,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "vigil-bench",
-            dependencies: ["Wire", "Bluetooth", "HCI", "Host", "App", "Platform", "Clocks", "Simulator"],
+            dependencies: ["Wire", "Bluetooth", "HCI", "Host", "App", "Platform", "Clocks", "Simulator", "Alarms", "Transmitters", "Readings"],
             path: "Sources/Benchmarks",
             swiftSettings: strict),
 

@@ -1,0 +1,2 @@
+// Pulls in the system's libgpiod v1 header (Debian: libgpiod-dev).
+#include <gpiod.h>
