@@ -16,7 +16,6 @@ import Platform
 /// the radio in-process, so its CPU includes the peripherals' work.
 enum IdleBenchmark {
     static let cpuLimitPercent = 0.1
-    static let rssLimitBytes = 10 * 1_048_576
 
     struct Options {
         var seconds = 30
@@ -35,9 +34,9 @@ enum IdleBenchmark {
         print("== idle: the vigil binary over \(options.seconds) s after \(options.warmUpSeconds) s of warm-up")
         let cpuTarget = "< 0.1 % of one core"
         guard access(options.vigil, X_OK) == 0 else {
-            let reason = "no vigil binary at \(options.vigil) (build it: swift build -c release --product vigil)"
+            let reason = "no vigil binary at \(options.vigil) (scripts/release builds it)"
             let figures = [Figure.skipped("idle vigil run: CPU", target: cpuTarget, reason: reason),
-                           Figure.skipped("idle vigil run: resident", target: "< 10 MiB", reason: reason),
+                           Figure.skipped("idle vigil run: resident", target: "< 10 MB", reason: reason),
                            Figure.skipped("idle vigil demo: CPU", reason: reason)]
             figures.forEach { print($0.line) }
             return figures
@@ -102,58 +101,28 @@ enum IdleBenchmark {
     }
 
     /// `vigil run --hci tcp:127.0.0.1:PORT` with a one-device configuration, the rig serving
-    /// the heart-rate monitor. The rig prints `READY <port>` once it advertises.
+    /// the heart-rate monitor at its usual 1 Hz.
     static func measureRun(_ options: Options) -> [Figure] {
         let cpuName = "idle vigil run: CPU"
         let rssName = "idle vigil run: resident"
         let cpuTarget = "< 0.1 % of one core"
-        let rigScript = options.repoRoot + "/Tests/Rigs/heart_rate_monitor.py"
-        let envScript = options.repoRoot + "/scripts/bumble-env.sh"
-        func skip(_ reason: String) -> [Figure] {
-            [Figure.skipped(cpuName, target: cpuTarget, reason: reason), Figure.skipped(rssName, target: "< 10 MiB", reason: reason)]
+        let rig: HeartRateRig
+        do { rig = try HeartRateRig(repoRoot: options.repoRoot, rateHz: 1) } catch {
+            return [Figure.skipped(cpuName, target: cpuTarget, reason: "\(error)"), Figure.skipped(rssName, target: "< 10 MB", reason: "\(error)")]
         }
-        guard FileSystem.exists(path: rigScript), FileSystem.exists(path: envScript) else {
-            return skip("\(rigScript) or \(envScript) is not in this checkout")
-        }
-        guard let temp = try? FileSystem.makeTemporaryDirectory(prefix: "vigil-bench") else { return skip("no temporary directory") }
-        defer { try? FileSystem.removeTree(path: temp) }
-        // The venv must already exist or be creatable; bumble-env.sh prints its python last.
-        guard (try? Subprocess.spawn([envScript], stdout: temp + "/env.out"))?.wait() == 0,
-              let envText = try? FileSystem.readFile(path: temp + "/env.out"),
-              let python = String(decoding: envText, as: UTF8.self).split(separator: "\n").last.map(String.init)
-        else { return skip("the Bumble venv is unavailable (scripts/bumble-env.sh failed)") }
-        guard let rig = try? Subprocess.spawn([python, rigScript, "--port", "0"], stdout: temp + "/rig.out", stderr: temp + "/rig.err") else {
-            return skip("cannot start the heart-rate rig")
-        }
-        defer {
-            rig.terminate()
-            rig.wait()
-        }
-        var port: String?
-        for _ in 0..<100 where port == nil {
-            sleepMilliseconds(100)
-            let text = (try? FileSystem.readFile(path: temp + "/rig.out")).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            port = text.split(separator: "\n").first { $0.hasPrefix("READY ") }.map { String($0.dropFirst(6)) }
-            if rig.hasExited() { break }
-        }
-        guard let port else { return skip("the rig did not print READY within 10 s (see its stderr)") }
-        let config = temp + "/vigil.conf"
-        try? AtomicFile.write(path: config, bytes: Array("[[device]]\ntype = \"heart-rate\"\n".utf8), mode: 0o644)
-        let arguments = [options.vigil, "run", "--config", config, "--hci", "tcp:127.0.0.1:\(port)",
-                         "--state-dir", temp + "/state", "--log-level", "notice"]
-        switch measure(arguments, options: options, log: temp + "/vigil.log") {
+        let arguments = rig.runArguments(vigil: options.vigil, configuration: "[[device]]\ntype = \"heart-rate\"\n")
+        switch measure(arguments, options: options, log: rig.directory + "/vigil.log") {
         case .success(let s):
-            let connected = (try? FileSystem.readFile(path: temp + "/rig.out")).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            let notifications = connected.split(separator: "\n").filter { $0.contains("\"sent\":\"hrm\"") }.count
+            let notifications = rig.notificationsSent
             print("  the rig sent \(notifications) heart-rate notifications while vigil ran")
             return [
                 Figure.checked(cpuName, Format.fixed(s.cpuPercent, places: 3) + " %", target: cpuTarget,
                                passes: s.cpuPercent < cpuLimitPercent && notifications > 0),
-                Figure.checked(rssName, "\(Format.megabytes(s.lastResident)) (max \(Format.megabytes(s.maxResident)))",
-                               target: "< 10 MiB", passes: s.maxResident < rssLimitBytes),
+                Figure.checked(rssName, "\(Format.megabytes(s.lastResident)) (max \(Format.megabytes(s.maxResident)) = \(Format.fixed(Double(s.maxResident) / 1e6, places: 2)) MB)",
+                               target: "< 10 MB", passes: s.maxResident < ResidentBenchmark.limitBytes),
             ]
         case .failure(let reason):
-            let log = (try? FileSystem.readFile(path: temp + "/vigil.log")).map { String(decoding: $0.suffix(400), as: UTF8.self) } ?? ""
+            let log = (try? FileSystem.readFile(path: rig.directory + "/vigil.log")).map { String(decoding: $0.suffix(400), as: UTF8.self) } ?? ""
             return [Figure.checked(cpuName, "\(reason); log: \(log)", target: cpuTarget, passes: false)]
         }
     }

@@ -24,7 +24,6 @@ import Transmitters
 /// absent transmitter keeps the scanner running for the whole run, as it does in a bedroom
 /// where one configured sensor is out of range, so advertising reports flow throughout.
 enum MemoryBenchmark {
-    static let limitBytes = 10 * 1_048_576
     static let growthLimitBytes = 1_048_576
     static let sampleEvery = 10_000
 
@@ -163,11 +162,13 @@ enum MemoryBenchmark {
               + "in \(Format.seconds(wall)) wall, \(Format.seconds(rig.now - virtualStart)) virtual; still scanning: \(rig.host.isScanning)")
         if !rig.problems.isEmpty { print("  host warnings: \(rig.problems.joined(separator: "; "))") }
         guard let first = samples.first, let last = samples.last, last.bytes > 0 else {
-            return [Figure.checked(name, "no samples (fewer than \(sampleEvery) notifications?)", target: "< 10 MiB", passes: false)]
+            return [Figure.checked(name, "no samples (fewer than \(sampleEvery) notifications?)", target: "runs", passes: false)]
         }
         let growth = last.bytes - first.bytes
         let figures = [
-            Figure.checked(name, Format.megabytes(last.bytes), target: "< 10 MiB", passes: last.bytes < limitBytes),
+            // This process also holds the simulated radio and the benchmark: the shipped binary's
+            // resident figure is `vigil-bench resident`'s, measured on `vigil run` itself.
+            Figure.info(name + " (vigil-bench with the simulator in process)", Format.megabytes(last.bytes)),
             Figure.checked("memory: growth \(Format.grouped(first.notifications)) -> \(Format.grouped(last.notifications))",
                            Format.megabytes(growth), target: "< 1 MiB", passes: growth < growthLimitBytes),
         ]

@@ -1,21 +1,14 @@
 #!/usr/bin/env bash
-# Builds vigil-bench (and vigil, for the idle figures) in release mode and runs the benchmark:
-# every figure from the issue with PASS/FAIL, then a summary table. Arguments are passed on:
-#   scripts/bench/run.sh                 all three benchmarks
+# Builds the release binaries (scripts/release: vigil and vigil-bench, fully static, the flags
+# the appliance ships with) and runs the benchmark: every figure from the issues with
+# PASS/FAIL, then a summary table. Arguments are passed on:
+#   scripts/bench/run.sh                        every benchmark
 #   scripts/bench/run.sh adverts --count 100000
-# The idle benchmark is skipped, and says so, when the vigil binary cannot be built.
+#   scripts/bench/run.sh resident               vigil run over 100,000 notifications
 # Exit status: vigil-bench's (1 if any figure fails).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
-# --static-swift-stdlib: the appliance ships as one static executable, and resident memory is
-# one of the figures (dynamic Swift libraries add ~3 MB of mapped pages to it).
-echo "== build (release, static Swift runtime)"
-swift build -c release --static-swift-stdlib --product vigil-bench
-# vigil may not build on every branch; the benchmark reports idle as skipped rather than fail here.
-if ! swift build -c release --static-swift-stdlib --product vigil; then
-    echo "run.sh: vigil did not build; the idle benchmark will be skipped" >&2
-    rm -f .build/release/vigil
-fi
-
-exec .build/release/vigil-bench --repo "$PWD" --vigil "$PWD/.build/release/vigil" "$@"
+echo "== build (scripts/release --bench)"
+scripts/release --bench
+exec out/vigil-bench --repo "$PWD" --vigil "$PWD/out/vigil" "$@"

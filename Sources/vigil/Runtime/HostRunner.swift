@@ -30,6 +30,8 @@ final class HostRunner {
     private var reopenAt: MonotonicInstant?
     private var reopenDelay: Duration = .seconds(1)
     private var finishedInput = false
+    /// The session's own descriptors, registered with `poll` as they come and go.
+    private var sessionDescriptors: [Int32] = []
     private(set) var lastFailure: String?
     private let bondsChanged: (SMP.BondStore) -> Void
     private var savedBonds: SMP.BondStore
@@ -71,6 +73,7 @@ final class HostRunner {
             }
             // Send what the last turn produced before sleeping: nothing may wait in the queue.
             drain(&session, at: now)
+            watchSessionDescriptors(session.descriptors)
             let deadline = earliest(host.nextDeadline, session.nextDeadline, options.stopAt, reopenAt, link?.nextDeadline)
             let ready: [PollLoop.Event]
             if link?.hasPendingInput == true {
@@ -92,6 +95,9 @@ final class HostRunner {
                     return session.exitCode == 0 ? 0 : session.exitCode
                 }
             }
+            for event in ready where sessionDescriptors.contains(event.fileDescriptor) {
+                session.readable(event.fileDescriptor, host: &host, at: now)
+            }
             if let link, link.hasPendingInput || ready.contains(where: { $0.fileDescriptor == link.fileDescriptor }) {
                 readLink(link, session: &session, at: now)
             }
@@ -105,6 +111,13 @@ final class HostRunner {
             }
             if lastFailure != nil, !options.reopenOnFailure { return 1 }
         }
+    }
+
+    private func watchSessionDescriptors(_ wanted: [Int32]) {
+        guard wanted != sessionDescriptors else { return }
+        for fd in sessionDescriptors where !wanted.contains(fd) { poll.unregister(fd) }
+        for fd in wanted where !sessionDescriptors.contains(fd) { poll.register(fd) }
+        sessionDescriptors = wanted
     }
 
     private func readLinkIfReady<S: HostSession>(session: inout S, at now: MonotonicInstant) {

@@ -12,4 +12,14 @@ protocol HostSession {
     /// Done: the runner stops and exits with `exitCode`.
     var isFinished: Bool { get }
     var exitCode: Int32 { get }
+    /// More descriptors for the one poll(2): the button's GPIO edge events, the console's
+    /// keyboard. Read again every turn, so a session may add or drop them as it goes.
+    var descriptors: [Int32] { get }
+    /// One of `descriptors` is readable (or hung up): the session reads it itself.
+    mutating func readable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant)
+}
+
+extension HostSession {
+    var descriptors: [Int32] { [] }
+    mutating func readable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {}
 }
