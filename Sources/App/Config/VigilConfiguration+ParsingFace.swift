@@ -46,7 +46,9 @@ extension SchemaReader {
         }
         if let kind = choice("buzzer", Face.BuzzerKind.self, in: table, section) { face.buzzer = kind }
         if let tone = table["tone-hz"] {
-            if let (hertz, _) = integer("tone-hz", in: table, section, range: 0...Face.toneRange.upperBound), hertz != 0 {
+            // Range-checked here rather than by `integer`, so that the message gives the real
+            // bounds and the 0 that means "a tone per priority".
+            if let (hertz, _) = integer("tone-hz", in: table, section, range: Int.min...Int.max), hertz != 0 {
                 if !Face.toneRange.contains(hertz) {
                     fail(.invalidValue(key: "tone-hz", section: section,
                                        reason: "\(hertz) Hz is out of range: it must be \(Face.toneRange.lowerBound) to \(Face.toneRange.upperBound), or 0 for a tone per priority"),
