@@ -105,13 +105,18 @@ extension FaceSetup {
             case .unknownBoard(let name):
                 "unknown board \(TOML.quoted(name)); known boards: \(BoardProfile.builtInNames.joined(separator: ", "))"
             case .noLine(let board, let roles):
-                "board \(TOML.quoted(board)) has no default line for the "
-                    + roles.map(\.rawValue).joined(separator: ", ")
-                    + ": set " + roles.map(\.configurationKey).joined(separator: ", ")
+                "board \(TOML.quoted(board)) has no default line for the " + Self.list(roles.map(\.rawValue))
+                    + ": set " + Self.list(roles.map(\.configurationKey))
                     + " in [face] (`gpioinfo` lists the lines), or choose a board profile"
             case .sharedLine(let offset, let first, let second):
                 "GPIO \(offset) cannot be both the \(first.rawValue) and the \(second.rawValue) line"
             }
+        }
+
+        /// "a", "a and b", "a, b and c".
+        private static func list(_ words: [String]) -> String {
+            guard let last = words.last, words.count > 1 else { return words.first ?? "" }
+            return words.dropLast().joined(separator: ", ") + " and " + last
         }
     }
 }

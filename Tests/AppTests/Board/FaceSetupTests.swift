@@ -82,7 +82,11 @@ import Testing
 
     @Test func problemMessagesSayWhatToDo() {
         #expect(FaceSetup.Problem.noLine(board: "generic", roles: [.buzzer, .button]).description
-            == "board \"generic\" has no default line for the buzzer, button: set buzzer-line, button-line in [face] (`gpioinfo` lists the lines), or choose a board profile")
+            == "board \"generic\" has no default line for the buzzer and button: set buzzer-line and button-line in [face] (`gpioinfo` lists the lines), or choose a board profile")
+        #expect(FaceSetup.Problem.noLine(board: "generic", roles: [.buzzer, .led, .button]).description
+            == "board \"generic\" has no default line for the buzzer, led and button: set buzzer-line, led-line and button-line in [face] (`gpioinfo` lists the lines), or choose a board profile")
+        #expect(FaceSetup.Problem.noLine(board: "generic", roles: [.led]).description
+            == "board \"generic\" has no default line for the led: set led-line in [face] (`gpioinfo` lists the lines), or choose a board profile")
         #expect(FaceSetup.Problem.sharedLine(offset: 17, first: .buzzer, second: .led).description
             == "GPIO 17 cannot be both the buzzer and the led line")
         #expect(FaceSetup.Problem.unknownBoard("x").description

@@ -52,7 +52,7 @@ import Testing
         let text = "[face]\nboard = \"generic\"\nled-line = 6\n"
         let expected = ConfigurationError(.invalidValue(
             key: "board", section: "[face]",
-            reason: "board \"generic\" has no default line for the buzzer, button: set buzzer-line, button-line in [face] (`gpioinfo` lists the lines), or choose a board profile"),
+            reason: "board \"generic\" has no default line for the buzzer and button: set buzzer-line and button-line in [face] (`gpioinfo` lists the lines), or choose a board profile"),
             at: at(2, 9))
         #expect(throws: ConfigurationErrors([expected])) { try parse(text) }
         #expect(expected.formatted(file: "vigil.conf").hasPrefix("vigil.conf:2:9: invalid \"board\" in [face]: board \"generic\""))
