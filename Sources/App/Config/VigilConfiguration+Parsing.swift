@@ -6,6 +6,8 @@ extension VigilConfiguration {
         ("bluetooth", ["hci", "btsnoop-log", "scan", "static-address"]),
         ("storage", ["state-dir"]),
         ("log", ["level"]),
+        ("face", faceKeys),
+        ("alarms", alarmsKeys),
         ("device", deviceKeys),
     ]
 
@@ -36,6 +38,7 @@ extension VigilConfiguration {
 struct SchemaReader {
     let knownDeviceTypes: [String]
     var errors: [ConfigurationError] = []
+    var warnings: [ConfigurationError] = []
 
     init(knownDeviceTypes: [String]) { self.knownDeviceTypes = knownDeviceTypes }
 
@@ -50,6 +53,10 @@ struct SchemaReader {
                 if let table = sectionTable(entry) { config.storage = readStorage(table) }
             case "log":
                 if let table = sectionTable(entry) { config.log = readLog(table) }
+            case "face":
+                if let table = sectionTable(entry) { config.face = readFace(table, at: entry.value.position) }
+            case "alarms":
+                if let table = sectionTable(entry) { config.alarms = readAlarms(table) }
             case "device":
                 config.devices = readDevices(entry)
             default:
@@ -65,12 +72,13 @@ struct SchemaReader {
             }
         }
         checkDistinctAddresses(config.devices)
+        config.warnings = warnings.sorted { $0.position < $1.position }
         return config
     }
 
     // MARK: Sections
 
-    private mutating func sectionTable(_ entry: TOML.Table.Entry) -> TOML.Table? {
+    mutating func sectionTable(_ entry: TOML.Table.Entry) -> TOML.Table? {
         guard let table = entry.value.table else {
             let expected = entry.value.type == .array
                 ? "a single table [\(entry.key)], not [[\(entry.key)]]"
@@ -205,7 +213,7 @@ struct SchemaReader {
 
     // MARK: Values
 
-    private mutating func string(_ key: String, in table: TOML.Table, _ section: String) -> (String, TOML.Value)? {
+    mutating func string(_ key: String, in table: TOML.Table, _ section: String) -> (String, TOML.Value)? {
         guard let value = table[key] else { return nil }
         guard let text = value.string else {
             fail(.wrongType(key: key, section: section, expected: "a string (in quotes)", found: value.type), at: value.position)
@@ -214,7 +222,7 @@ struct SchemaReader {
         return (text, value)
     }
 
-    private mutating func choice<Choice: RawRepresentable & CaseIterable>(
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(
         _ key: String, _: Choice.Type, in table: TOML.Table, _ section: String
     ) -> Choice? where Choice.RawValue == String {
         guard let (text, value) = string(key, in: table, section) else { return nil }
@@ -257,7 +265,7 @@ struct SchemaReader {
         return nil
     }
 
-    private mutating func fail(_ problem: ConfigurationError.Problem, at position: TOML.Position) {
+    mutating func fail(_ problem: ConfigurationError.Problem, at position: TOML.Position) {
         errors.append(ConfigurationError(problem, at: position))
     }
 }

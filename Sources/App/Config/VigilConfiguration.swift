@@ -107,12 +107,24 @@ public struct VigilConfiguration: Equatable, Sendable {
     public var storage: Storage
     public var log: Log
     public var devices: [Device]
+    /// `[face]` (VigilConfiguration.Face.swift)
+    public var face: Face
+    /// `[alarms]` (VigilConfiguration.Alarms.swift)
+    public var alarms: Alarms
+    /// Things in the file that work but deserve a look (a line the board profile does not
+    /// list as safe), in file order: Vigil logs them at start and runs.
+    public var warnings: [ConfigurationError] = []
 
     /// The defaults: what an empty file means.
-    public init(bluetooth: Bluetooth = Bluetooth(), storage: Storage = Storage(), log: Log = Log(), devices: [Device] = []) {
+    public init(
+        bluetooth: Bluetooth = Bluetooth(), storage: Storage = Storage(), log: Log = Log(), devices: [Device] = [],
+        face: Face = Face(), alarms: Alarms = Alarms()
+    ) {
         self.bluetooth = bluetooth
         self.storage = storage
         self.log = log
         self.devices = devices
+        self.face = face
+        self.alarms = alarms
     }
 }

@@ -1,5 +1,7 @@
+import Alarms
 import Bluetooth
 import Foundation
+import Readings
 import Testing
 @testable import App
 
@@ -16,6 +18,9 @@ import Testing
         #expect(config.storage.stateDirectory == "/var/lib/vigil")
         #expect(config.log.level == .info)
         #expect(config.devices.isEmpty)
+        #expect(config.face == VigilConfiguration.Face(board: "pi-zero-2w", backend: .gpio))
+        #expect(config.alarms.thresholds == .standard && config.alarms.night == nil)
+        #expect(config.warnings.isEmpty)
         #expect(VigilConfiguration.defaultPath == "/etc/vigil/vigil.conf")
     }
 
@@ -85,5 +90,51 @@ import Testing
         var withoutDevices = config
         withoutDevices.devices = []
         #expect(withoutDevices == VigilConfiguration())
+    }
+
+    /// The packaged file with the settings between the line `first` and the line `end`
+    /// uncommented: `# [section]` headers and `# key = value` lines lose their "# ", the
+    /// explanations (which never start with a lowercase word and " = ") stay comments.
+    static func uncommenting(from first: String, to end: String) throws -> (text: String, keys: [String]) {
+        var text = ""
+        var keys: [String] = []
+        var inside = false
+        for line in try packagedFile.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line == first { inside = true }
+            if line == end { inside = false }
+            let body = line.dropFirst(2)
+            let words = body.split(separator: " ", maxSplits: 2)
+            let isKey = words.count >= 2 && words[1] == "=" && words[0].allSatisfy { $0.isLowercase || $0 == "-" }
+            let isSetting = line.hasPrefix("# ") && (body.hasPrefix("[") || isKey)
+            if inside && isSetting {
+                text += body + "\n"
+                if let key = body.split(separator: " ").first, !body.hasPrefix("[") { keys.append(String(key)) }
+            } else {
+                text += line + "\n"
+            }
+        }
+        return (text, keys)
+    }
+
+    @Test func packagedFaceAndAlarmsAreTheDefaultsWhenUncommented() throws {
+        let (text, keys) = try Self.uncommenting(from: "# [face]", to: "# [alarms.night]")
+        #expect(keys == VigilConfiguration.faceKeys + VigilConfiguration.alarmsKeys.filter { $0 != "night" })
+        let config = try VigilConfiguration(parsing: text, knownDeviceTypes: Self.knownTypes)
+        // The line keys show the Pi boards' defaults, so the face they give is the default one.
+        #expect(try config.face.setup() == VigilConfiguration.Face().setup())
+        #expect(config.face.board == "pi-zero-2w")
+        #expect(config.alarms == VigilConfiguration.Alarms())
+        #expect(config.warnings.isEmpty)
+    }
+
+    @Test func packagedNightExampleIsValidWhenUncommented() throws {
+        let (text, keys) = try Self.uncommenting(from: "# [alarms.night]", to: "# [[device]]")
+        #expect(keys == VigilConfiguration.nightKeys)
+        let config = try VigilConfiguration(parsing: text, knownDeviceTypes: Self.knownTypes)
+        let night = try #require(config.alarms.night)
+        #expect(night.from == TimeOfDay(hour: 22) && night.to == TimeOfDay(hour: 7))
+        #expect(night.low == GlucoseConcentration(milligramsPerDeciliter: 65))
+        #expect(night.high == GlucoseConcentration(milligramsPerDeciliter: 280))
+        #expect(config.alarms.thresholds == .standard)
     }
 }
