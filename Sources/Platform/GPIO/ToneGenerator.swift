@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CPlatform
 
 /// Sounds a PASSIVE buzzer (a bare piezo or magnetic transducer with no oscillator of its own)
 /// by toggling its line at the tone's frequency from a dedicated thread.
@@ -214,6 +215,8 @@ final class ToneShared: @unchecked Sendable {
 private func toneThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
     guard let context else { return nil }
     let shared = Unmanaged<ToneShared>.fromOpaque(context).takeRetainedValue()
+    // Named for `top -H` and for the test that checks its signal mask. Cosmetic: a failure is ignored.
+    _ = vigil_name_this_thread("vigil-tone")
     shared.run()
     return nil
 }
