@@ -31,8 +31,10 @@ public final class GPIOButton {
     /// The chip is kept alive as long as the line: libgpiod frees line objects with their chip.
     public let chip: GPIOChip
     public let offset: Int
-    /// The non-blocking event descriptor (owned by libgpiod: do not close it); -1 once released.
-    public private(set) var fileDescriptor: Int32
+    /// The non-blocking event descriptor (owned by libgpiod: do not close it); -1 once released
+    /// or once the chip closed (which closes it), so a stale number is never polled.
+    public var fileDescriptor: Int32 { isRequested ? eventDescriptor : -1 }
+    private let eventDescriptor: Int32
     /// libgpiod's `struct gpiod_line *`; nil once released.
     private var line: OpaquePointer?
 
@@ -46,7 +48,7 @@ public final class GPIOButton {
         self.chip = chip
         self.line = line
         self.offset = offset
-        self.fileDescriptor = fileDescriptor
+        eventDescriptor = fileDescriptor
     }
 
     deinit { release() }
@@ -73,7 +75,7 @@ public final class GPIOButton {
         var edges: [GPIOEdge] = []
         var reads = 0
         while reads < Self.maximumReadsPerDrain {
-            let count = gpiod_line_event_read_fd_multiple(fileDescriptor, &buffer, UInt32(Self.eventsPerRead))
+            let count = gpiod_line_event_read_fd_multiple(eventDescriptor, &buffer, UInt32(Self.eventsPerRead))
             if count < 0 {
                 let code = currentErrno
                 if code == EINTR { continue }
@@ -97,7 +99,6 @@ public final class GPIOButton {
     public func release() {
         guard let line else { return }
         self.line = nil
-        fileDescriptor = -1
         // A closed chip already released and freed the line.
         guard chip.handle != nil else { return }
         gpiod_line_release(line)

@@ -79,36 +79,44 @@ import Platform
     /// is reported as busy with the holder's consumer name.
     @Test(.enabled(if: SimulatedGPIOChip.isAvailable, "no gpio-sim chip on this machine (needs configfs gpio-sim)"))
     func busyLineNamesTheHolder() throws {
-        let sim = try #require(SimulatedGPIOChip.find())
-        let holderChip = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
-        let held = try holderChip.requestOutput(offset: 0, consumer: "vigil-test-holder", activeLow: false, initiallyOn: false)
-        let other = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
-        let busy = GPIOError.lineBusy(chip: sim.name, offset: 0, consumer: "vigil-test-holder")
-        #expect(throws: busy) { try other.requestButton(offset: 0, consumer: "vigil-test-second", activeLow: true, pullUp: true) }
-        #expect(throws: busy) { try other.requestOutput(offset: 0, consumer: "vigil-test-second", activeLow: false, initiallyOn: false) }
-        // The same chip object: libgpiod itself refuses, and still names the holder.
-        #expect(throws: busy) { try holderChip.requestOutput(offset: 0, consumer: "vigil-test-again", activeLow: false, initiallyOn: false) }
+        try SimulatedGPIOChip.withExclusiveUse { sim in
+            let holderChip = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
+            let held = try holderChip.requestOutput(offset: 0, consumer: "vigil-test-holder", activeLow: false, initiallyOn: false)
+            let other = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
+            let busy = GPIOError.lineBusy(chip: sim.name, offset: 0, consumer: "vigil-test-holder")
+            #expect(throws: busy) { try other.requestButton(offset: 0, consumer: "vigil-test-second", activeLow: true, pullUp: true) }
+            #expect(throws: busy) { try other.requestOutput(offset: 0, consumer: "vigil-test-second", activeLow: false, initiallyOn: false) }
+            // The same chip object: libgpiod itself refuses, and still names the holder.
+            #expect(throws: busy) { try holderChip.requestOutput(offset: 0, consumer: "vigil-test-again", activeLow: false, initiallyOn: false) }
 
-        held.release()
-        let after = try other.requestOutput(offset: 0, consumer: "vigil-test-second", activeLow: false, initiallyOn: false)
-        #expect(after.isRequested)
+            held.release()
+            let after = try other.requestOutput(offset: 0, consumer: "vigil-test-second", activeLow: false, initiallyOn: false)
+            #expect(after.isRequested)
+        }
     }
 
     /// Closing a chip switches its outputs off and makes them unusable.
     @Test(.enabled(if: SimulatedGPIOChip.isAvailable, "no gpio-sim chip on this machine (needs configfs gpio-sim)"))
     func closingTheChipReleasesItsLines() throws {
-        let sim = try #require(SimulatedGPIOChip.find())
-        let chip = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
-        let output = try chip.requestOutput(offset: 0, consumer: "vigil-test", activeLow: false, initiallyOn: true)
-        #expect(try sim.level(offset: 0) == true)
-        chip.close()
-        #expect(!output.isRequested)
-        #expect(output.isOn == false)
-        #expect(throws: GPIOError.lineReleased(chip: sim.name, offset: 0)) { try output.set(true) }
-        output.release()  // harmless after the chip closed
+        try SimulatedGPIOChip.withExclusiveUse { sim in
+            let chip = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
+            let output = try chip.requestOutput(offset: 0, consumer: "vigil-test", activeLow: false, initiallyOn: true)
+            let button = try chip.requestButton(offset: 1, consumer: "vigil-test", activeLow: true, pullUp: true)
+            #expect(try sim.level(offset: 0) == true)
+            #expect(button.fileDescriptor >= 0)
+            chip.close()
+            #expect(!button.isRequested)
+            #expect(button.fileDescriptor == -1)
+            #expect(throws: GPIOError.lineReleased(chip: sim.name, offset: 1)) { try button.readEdges() }
+            button.release()  // harmless after the chip closed
+            #expect(!output.isRequested)
+            #expect(output.isOn == false)
+            #expect(throws: GPIOError.lineReleased(chip: sim.name, offset: 0)) { try output.set(true) }
+            output.release()  // harmless after the chip closed
 
-        let again = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
-        let reclaimed = try again.requestOutput(offset: 0, consumer: "vigil-test", activeLow: false, initiallyOn: false)
-        #expect(reclaimed.isRequested)
+            let again = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
+            let reclaimed = try again.requestOutput(offset: 0, consumer: "vigil-test", activeLow: false, initiallyOn: false)
+            #expect(reclaimed.isRequested)
+        }
     }
 }

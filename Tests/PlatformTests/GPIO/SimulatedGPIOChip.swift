@@ -1,6 +1,7 @@
 import Clocks
 import Glibc
 import Platform
+import Synchronization
 
 /// A chip of the kernel's GPIO simulator (Linux drivers/gpio/gpio-sim.c, set up through configfs;
 /// Documentation/admin-guide/gpio/gpio-sim.rst), which lets a test see what an output drives
@@ -20,8 +21,10 @@ struct SimulatedGPIOChip {
     static func find() -> SimulatedGPIOChip? {
         for path in GPIOAvailability.chips() {
             let name = String(path.split(separator: "/").last ?? "")
-            let directory = "/sys/bus/gpio/devices/\(name)"
-            if FileSystem.exists(path: directory + "/sim_gpio1/pull") {
+            // gpio-sim adds its attributes to the gpiochipN device, which the gpio bus lists;
+            // /sys/dev/char/<major>:<minor> reaches the same directory from the device node.
+            for directory in ["/sys/bus/gpio/devices/\(name)", characterDeviceDirectory(path)].compactMap({ $0 })
+            where FileSystem.exists(path: directory + "/sim_gpio1/pull") {
                 return SimulatedGPIOChip(path: path, name: name, sysfsDirectory: directory)
             }
         }
@@ -29,6 +32,26 @@ struct SimulatedGPIOChip {
     }
 
     static var isAvailable: Bool { find() != nil }
+
+    /// Tests of every suite run in parallel, and all of them use lines 0 and 1 of the same
+    /// simulated chip: each holds this lock for its whole body.
+    private static let exclusiveUse = Mutex(())
+
+    /// Runs `body` with the simulated chip to itself.
+    static func withExclusiveUse<R>(_ body: (SimulatedGPIOChip) throws -> R) throws -> R {
+        guard let chip = find() else { throw TestTimeout(description: "no gpio-sim chip") }
+        return try exclusiveUse.withLock { _ in try body(chip) }
+    }
+
+    private static func characterDeviceDirectory(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        // glibc's gnu_dev_major / gnu_dev_minor, which Swift does not import (they are macros).
+        let device = UInt64(info.st_rdev)
+        let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~UInt64(0xFFF))
+        let minor = (device & 0xFF) | ((device >> 12) & ~UInt64(0xFF))
+        return "/sys/dev/char/\(major):\(minor)"
+    }
 
     /// What the simulated input sees on `offset` when nothing drives it.
     func setPull(offset: Int, up: Bool) throws {

@@ -191,16 +191,17 @@ final class LevelRecorder: Sendable {
 
     @Test(.enabled(if: SimulatedGPIOChip.isAvailable, "no gpio-sim chip on this machine (needs configfs gpio-sim)"))
     func drivesARealLineAndLeavesItLow() throws {
-        let sim = try #require(SimulatedGPIOChip.find())
-        let chip = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
-        let output = try chip.requestOutput(offset: 0, consumer: "vigil-test-tone", activeLow: false, initiallyOn: false)
-        let generator = ToneGenerator(output: output)
-        try generator.play(hertz: 500)
-        var sawHigh = false
-        #expect(eventually { sawHigh = sawHigh || ((try? sim.level(offset: 0)) ?? false); return sawHigh })
-        generator.stop()
-        #expect(generator.failure == nil)
-        #expect(try sim.level(offset: 0) == false)
-        #expect(output.isOn == false)
+        try SimulatedGPIOChip.withExclusiveUse { sim in
+            let chip = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
+            let output = try chip.requestOutput(offset: 0, consumer: "vigil-test-tone", activeLow: false, initiallyOn: false)
+            let generator = ToneGenerator(output: output)
+            try generator.play(hertz: 500)
+            var sawHigh = false
+            #expect(eventually { sawHigh = sawHigh || ((try? sim.level(offset: 0)) ?? false); return sawHigh })
+            generator.stop()
+            #expect(generator.failure == nil)
+            #expect(try sim.level(offset: 0) == false)
+            #expect(output.isOn == false)
+        }
     }
 }
