@@ -246,3 +246,12 @@ int vigil_cpu_time(int64_t *user_microseconds, int64_t *system_microseconds) {
     *system_microseconds = (int64_t)usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec;
     return 0;
 }
+
+int vigil_name_this_thread(const char *name) {
+    int error = pthread_setname_np(pthread_self(), name);
+    if (error != 0) {
+        errno = error;
+        return -1;
+    }
+    return 0;
+}

@@ -104,4 +104,9 @@ int vigil_raise_in_this_thread(int signal);
 /// getrusage(RUSAGE_SELF): user and system CPU time in microseconds.
 int vigil_cpu_time(int64_t *user_microseconds, int64_t *system_microseconds);
 
+/// pthread_setname_np(pthread_self(), name) (a GNU extension the Swift Glibc module does not
+/// export): names the calling thread for `top -H` and /proc/self/task/*/comm. At most 15
+/// characters. Returns 0, or -1 with errno set.
+int vigil_name_this_thread(const char *name);
+
 #endif
