@@ -1,5 +1,7 @@
 // The Platform target's C shim; see include/CPlatform.h for why each function exists.
 #define _GNU_SOURCE 1
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include "CPlatform.h"
 
 #include <errno.h>
@@ -254,4 +256,18 @@ int vigil_name_this_thread(const char *name) {
         return -1;
     }
     return 0;
+}
+
+// Linker-defined bounds of this executable's code (GNU ld, gold and lld all define them).
+extern char __executable_start[];
+extern char etext[];
+
+int vigil_keep_code_in_small_pages(void) {
+    if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0) return -1;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t start = (uintptr_t)__executable_start & ~(uintptr_t)(page - 1);
+    uintptr_t end = ((uintptr_t)etext + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+    // Code pages are clean file pages: dropping their mappings loses nothing, and the next
+    // instruction fetch maps each page again, now in small pages.
+    return madvise((void *)start, end - start, MADV_DONTNEED);
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Platform
 
 /// `vigil`: a bedside alarm that is its own Bluetooth LE host.
 ///
@@ -16,6 +17,12 @@ struct Vigil: ParsableCommand {
             Exit codes: 0 success, 1 runtime failure, 64 usage error, 78 configuration error.
             """,
         subcommands: [ScanCommand.self, GATTCommand.self, RunCommand.self, DemoCommand.self])
+
+    static func main() {
+        // Before anything else runs: resident memory is one of the appliance's figures.
+        do { try CodePages.keepSmall() } catch { StandardError.write("vigil: keeping code in small pages: \(error)\n") }
+        main(nil)
+    }
 }
 
 /// Options every command that talks to a controller shares.

@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CPlatform
+
+/// How this executable's code is mapped.
+public enum CodePages {
+    /// Maps code in small pages from here on and drops what was mapped before: see
+    /// `vigil_keep_code_in_small_pages` in CPlatform.h for why (2 MiB page-cache folios made
+    /// resident memory follow the binary's size rather than the code that runs). Called first
+    /// thing in `main`; a kernel that refuses is logged by the caller and changes nothing else.
+    public static func keepSmall() throws(PlatformError) {
+        guard vigil_keep_code_in_small_pages() == 0 else {
+            throw .fromErrno("prctl(PR_SET_THP_DISABLE) and madvise(code, MADV_DONTNEED)")
+        }
+    }
+}
