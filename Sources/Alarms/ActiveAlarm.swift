@@ -13,11 +13,16 @@ public struct ActiveAlarm: Hashable, Sendable, CustomStringConvertible {
         /// A glucose alarm whose snooze ran out while the data was stale: it sounds again only if a
         /// fresh reading still shows the condition.
         case awaitingFreshData
+        /// An informational alarm after its chirp: active (history, LED) but silent while its
+        /// condition lasts, until `remindsAt` (one more chirp) or for good (nil). A sounding
+        /// informational alarm turns quiet at its `escalatesAt` instead of escalating.
+        case quiet(remindsAt: MonotonicInstant?)
 
         var deadline: MonotonicInstant? {
             switch self {
             case let .sounding(escalatesAt): escalatesAt
             case let .snoozed(until): until
+            case let .quiet(remindsAt): remindsAt
             case .escalated, .awaitingFreshData: nil
             }
         }
@@ -42,7 +47,7 @@ public struct ActiveAlarm: Hashable, Sendable, CustomStringConvertible {
     public var isSounding: Bool {
         switch status {
         case .sounding, .escalated: true
-        case .snoozed, .awaitingFreshData: false
+        case .snoozed, .awaitingFreshData, .quiet: false
         }
     }
 

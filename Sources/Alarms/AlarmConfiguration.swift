@@ -25,6 +25,13 @@ public struct AlarmConfiguration: Hashable, Sendable {
     public var clearingMargin: GlucoseConcentration
     /// The longest "snooze all" (xDrip+ PR #2406 asks for 12 h; a day is the ceiling).
     public var maximumSnoozeAll: Duration
+    /// Each device's own alarms (sensor life, battery, heart rate, fridge temperature); a
+    /// device not listed gets `DeviceAlarmSettings()`.
+    public var devices: [DeviceID: DeviceAlarmSettings]
+    /// A heart-rate or temperature reading older than this when it arrives (backfill, a
+    /// delayed broadcast) never raises or clears an alarm: those devices report every second
+    /// to every few minutes, so anything older says nothing about now.
+    public var deviceReadingFreshFor: Duration
 
     public static let maximumSignalLossAfter = Duration.seconds(30 * 60)
 
@@ -37,7 +44,9 @@ public struct AlarmConfiguration: Hashable, Sendable {
         glucoseFreshFor: Duration = .seconds(11 * 60),
         escalateAfter: Duration = .seconds(5 * 60),
         clearingMargin: GlucoseConcentration = GlucoseConcentration(milligramsPerDeciliter: 5),
-        maximumSnoozeAll: Duration = .seconds(24 * 3600)
+        maximumSnoozeAll: Duration = .seconds(24 * 3600),
+        devices: [DeviceID: DeviceAlarmSettings] = [:],
+        deviceReadingFreshFor: Duration = .seconds(5 * 60)
     ) {
         self.thresholds = thresholds
         self.profiles = profiles
@@ -48,7 +57,12 @@ public struct AlarmConfiguration: Hashable, Sendable {
         self.escalateAfter = escalateAfter
         self.clearingMargin = clearingMargin
         self.maximumSnoozeAll = maximumSnoozeAll
+        self.devices = devices
+        self.deviceReadingFreshFor = deviceReadingFreshFor
     }
+
+    /// The alarm settings of `device`.
+    public func settings(for device: DeviceID) -> DeviceAlarmSettings { devices[device] ?? DeviceAlarmSettings() }
 
     /// The thresholds in force for a reading taken at `wallClockTime` (nil: unknown, the
     /// default thresholds apply).

@@ -21,6 +21,14 @@ public struct AlarmEngine: Sendable {
         case snoozeAll(for: Duration)
         /// Acknowledge one alarm, or (nil) the one the buzzer is playing.
         case acknowledge(AlarmKind?)
+        /// A glucose sensor's session phase and/or age, as its transmitter reported them now.
+        case sensor(DeviceID, phase: SensorPhase?, age: Duration?)
+        /// A transmitter's or bridge's battery, as reported now.
+        case battery(DeviceID, BatteryReport)
+        /// A heart-rate reading; `.notDetected` contact (a strap off the body) is no data.
+        case heartRate(DeviceID, BeatsPerMinute, contact: SkinContact, measuredAt: MonotonicInstant)
+        /// A fridge thermometer's reading.
+        case temperature(DeviceID, Temperature, measuredAt: MonotonicInstant)
     }
 
     public let configuration: AlarmConfiguration
@@ -29,7 +37,10 @@ public struct AlarmEngine: Sendable {
     /// Recent glucose, oldest first (kept for the trend window only).
     private var glucose: [GlucoseSample] = []
     /// When each device was last heard; a device heard once is watched from then on.
-    private var lastHeard: [DeviceID: MonotonicInstant] = [:]
+    var lastHeard: [DeviceID: MonotonicInstant] = [:]
+    /// Memory of the device rules (`AlarmEngine+DeviceRules.swift`); like the glucose window it
+    /// is not persisted: after a restart, a sustained condition must be seen again in full.
+    var deviceMemory = DeviceMemory()
 
     /// A fresh engine at `now`, or one restored from persisted `state` (see `State`). Signal-loss
     /// timers of watched devices start at `now`.
@@ -79,7 +90,7 @@ public struct AlarmEngine: Sendable {
     public var nextDeadline: MonotonicInstant? {
         var deadlines: [MonotonicInstant?] = state.alarms.values.map(\.status.deadline)
         deadlines.append(state.snoozeAllUntil)
-        for (device, heard) in lastHeard where state.alarms[.signalLoss(device)] == nil {
+        for (device, heard) in lastHeard where state.alarms[.signalLoss(device)] == nil && !signalLossIsSuppressed(for: device) {
             deadlines.append(heard + configuration.signalLossAfter)
         }
         return earliest(deadlines)
@@ -110,6 +121,8 @@ public struct AlarmEngine: Sendable {
             state.snoozeAllUntil = max(until, state.snoozeAllUntil ?? until)
             for alarm in activeAlarms where alarm.kind.isCoveredBySnoozeAll {
                 if let current = alarm.status.snoozedUntil, current >= until { continue }
+                // Already silent: a reminder due meanwhile waits for the end (handleDeadline).
+                if case .quiet = alarm.status { continue }
                 state.alarms[alarm.kind]?.status = .snoozed(until: until)
                 events.append(AlarmEvent(time: now, kind: alarm.kind, change: .snoozed(until: until)))
             }
@@ -119,21 +132,43 @@ public struct AlarmEngine: Sendable {
             let until = now + alarm.kind.acknowledgementInterval
             state.alarms[alarm.kind]?.status = .snoozed(until: until)
             events.append(AlarmEvent(time: now, kind: alarm.kind, change: .acknowledged(until: until)))
+        case let .sensor(device, phase, age):
+            receiveSensor(device, phase: phase, age: age, at: now)
+        case let .battery(device, level):
+            receiveBattery(device, level, at: now)
+        case let .heartRate(device, rate, contact, measuredAt):
+            receiveHeartRate(device, rate, contact: contact, measuredAt: measuredAt, at: now)
+        case let .temperature(device, temperature, measuredAt):
+            receiveTemperature(device, temperature, measuredAt: measuredAt, at: now)
         }
     }
 
     public mutating func handleDeadline(at now: MonotonicInstant) {
         for alarm in activeAlarms {
             switch alarm.status {
+            case let .sounding(escalatesAt) where escalatesAt <= now && alarm.kind.isInformational:
+                // Its chirp is over: informational alarms go quiet instead of escalating. The
+                // reminder counts from when the chirp began, so it comes at the same time each day.
+                let began = escalatesAt - AlarmKind.informationalChirp
+                state.alarms[alarm.kind]?.status = .quiet(remindsAt: alarm.kind.reminderInterval.map { began + $0 })
             case let .sounding(escalatesAt) where escalatesAt <= now:
                 state.alarms[alarm.kind]?.status = .escalated
                 events.append(AlarmEvent(time: now, kind: alarm.kind, change: .escalated))
+            case let .quiet(remindsAt?) where remindsAt <= now:
+                if alarm.kind.isCoveredBySnoozeAll, let until = state.snoozeAllUntil, until > now {
+                    state.alarms[alarm.kind]?.status = .quiet(remindsAt: until)
+                } else {
+                    let escalatesAt = now + soundingTime(of: alarm.kind)
+                    state.alarms[alarm.kind]?.status = .sounding(escalatesAt: escalatesAt)
+                    events.append(AlarmEvent(time: now, kind: alarm.kind, change: .reRaised))
+                }
             case let .snoozed(until) where until <= now:
                 if case .glucose = alarm.kind, !glucoseIsFresh(at: now) {
                     // Stale data never re-raises a glucose alarm: wait for a fresh reading.
                     state.alarms[alarm.kind]?.status = .awaitingFreshData
                 } else {
-                    state.alarms[alarm.kind]?.status = .sounding(escalatesAt: now + configuration.escalateAfter)
+                    let escalatesAt = now + soundingTime(of: alarm.kind)
+                    state.alarms[alarm.kind]?.status = .sounding(escalatesAt: escalatesAt)
                     events.append(AlarmEvent(time: now, kind: alarm.kind, change: .reRaised))
                 }
             default:
@@ -142,14 +177,14 @@ public struct AlarmEngine: Sendable {
         }
         if let until = state.snoozeAllUntil, until <= now { state.snoozeAllUntil = nil }
         for (device, heard) in lastHeard.sorted(by: { $0.key < $1.key })
-        where heard + configuration.signalLossAfter <= now {
+        where heard + configuration.signalLossAfter <= now && !signalLossIsSuppressed(for: device) {
             raise(.signalLoss(device), at: now)
         }
     }
 
     // MARK: Rules
 
-    private mutating func heard(_ device: DeviceID, at now: MonotonicInstant) {
+    mutating func heard(_ device: DeviceID, at now: MonotonicInstant) {
         lastHeard[device] = now
         clear(.signalLoss(device), at: now)
     }
@@ -169,6 +204,7 @@ public struct AlarmEngine: Sendable {
         // Backfill, or a reading older than the latest, only feeds the trend: stale data never
         // raises, re-raises or clears a glucose alarm.
         guard glucose.last == sample, now - sample.measuredAt <= configuration.glucoseFreshFor else { return }
+        glucoseArrived(from: sample.device, at: now)
 
         let holding = conditions(for: sample)
         // Clear first, so "low" clears before "urgent low" raises in the history.
@@ -223,10 +259,10 @@ public struct AlarmEngine: Sendable {
 
     /// Raises `kind` unless already active. During "snooze all" a covered alarm is raised
     /// snoozed, so the history still records it.
-    private mutating func raise(_ kind: AlarmKind, at now: MonotonicInstant) {
+    mutating func raise(_ kind: AlarmKind, at now: MonotonicInstant) {
         guard state.alarms[kind] == nil else { return }
         state.alarms[kind] = ActiveAlarm(kind: kind, raisedAt: now,
-                                         status: .sounding(escalatesAt: now + configuration.escalateAfter))
+                                         status: .sounding(escalatesAt: now + soundingTime(of: kind)))
         events.append(AlarmEvent(time: now, kind: kind, change: .raised(kind.priority)))
         if kind.isCoveredBySnoozeAll, let until = state.snoozeAllUntil, until > now {
             state.alarms[kind]?.status = .snoozed(until: until)
@@ -234,7 +270,13 @@ public struct AlarmEngine: Sendable {
         }
     }
 
-    private mutating func clear(_ kind: AlarmKind, at now: MonotonicInstant) {
+    /// How long a raise or re-raise sounds before it escalates, or for an informational alarm,
+    /// before it goes quiet.
+    private func soundingTime(of kind: AlarmKind) -> Duration {
+        kind.isInformational ? AlarmKind.informationalChirp : configuration.escalateAfter
+    }
+
+    mutating func clear(_ kind: AlarmKind, at now: MonotonicInstant) {
         guard state.alarms.removeValue(forKey: kind) != nil else { return }
         events.append(AlarmEvent(time: now, kind: kind, change: .cleared))
     }

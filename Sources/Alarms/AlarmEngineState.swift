@@ -27,6 +27,7 @@ extension AlarmEngine {
     /// alarm escalated - <ms since raised> <name>
     /// alarm snoozed <ms left> <ms since raised> <name>
     /// alarm awaiting-fresh-data - <ms since raised> <name>
+    /// alarm quiet <ms to reminder, or -> <ms since raised> <name>
     /// ```
     public struct State: Hashable, Sendable {
         public var alarms: [AlarmKind: ActiveAlarm]
@@ -51,6 +52,7 @@ extension AlarmEngine {
                 case .escalated: status = "escalated -"
                 case let .snoozed(until): status = "snoozed \(ms(max(until - now, .zero)))"
                 case .awaitingFreshData: status = "awaiting-fresh-data -"
+                case let .quiet(remindsAt): status = "quiet \(remindsAt.map { ms(max($0 - now, .zero)) } ?? "-")"
                 }
                 lines.append("alarm \(status) \(ms(max(now - alarm.raisedAt, .zero))) \(alarm.kind.name)")
             }
@@ -83,6 +85,8 @@ extension AlarmEngine {
                     case "snoozed": status = .snoozed(until: now + (try milliseconds(fields[2])))
                     case "escalated" where fields[2] == "-": status = .escalated
                     case "awaiting-fresh-data" where fields[2] == "-": status = .awaitingFreshData
+                    case "quiet" where fields[2] == "-": status = .quiet(remindsAt: nil)
+                    case "quiet": status = .quiet(remindsAt: now + (try milliseconds(fields[2])))
                     default: throw .unknownStatus(number: number, status: fields[1])
                     }
                     alarms[kind] = ActiveAlarm(kind: kind, raisedAt: raisedAt, status: status)

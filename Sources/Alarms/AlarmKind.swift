@@ -54,6 +54,8 @@ public enum AlarmKind: Hashable, Comparable, Sendable, CustomStringConvertible {
     case glucose(GlucoseAlarm)
     case signalLoss(DeviceID)
     case fault(ApplianceFault)
+    /// One device's sensor, battery, heart-rate or temperature alarm (`DeviceAlarm`).
+    case device(DeviceAlarm, DeviceID)
 
     public static let urgentLow = AlarmKind.glucose(.urgentLow)
 
@@ -74,6 +76,43 @@ public enum AlarmKind: Hashable, Comparable, Sendable, CustomStringConvertible {
             case .noController, .controllerLost, .configurationProblem: .medium
             case .storageFailing, .clockNotSet: .low
             }
+        case let .device(alarm, _):
+            switch alarm {
+            // Informational: a warm-up, a sensor to change tomorrow, a battery with days left.
+            // Nothing is wrong yet, and signal loss covers the day it becomes so.
+            case .sensorWarmUp, .sensorExpiring, .batteryLow: .low
+            // Medium, like signal loss: an ended sensor means nothing watches glucose until a
+            // person changes it. A heart rate or fridge out of range for minutes needs a person
+            // soon, but is not the minutes-to-harm of a severe hypo (insulin keeps for weeks
+            // below 30 °C; manufacturers' labels), so never high.
+            case .sensorEnded, .heartRateLow, .heartRateHigh, .temperatureLow, .temperatureHigh: .medium
+            }
+        }
+    }
+
+    /// Informational alarms chirp once when raised (`informationalChirp`), then stay active but
+    /// quiet, so a normal sensor warm-up at 3 a.m. never wakes the house. Some remind again with
+    /// one more chirp every `reminderInterval` while they last.
+    public var isInformational: Bool {
+        if case let .device(alarm, _) = self {
+            return [.sensorWarmUp, .sensorExpiring, .batteryLow].contains(alarm)
+        }
+        return false
+    }
+
+    /// How long an informational alarm sounds when raised or reminding: long enough for one
+    /// low-priority pulse (200 ms, then 20 s of silence: `BuzzerRhythm`), short enough that it
+    /// never repeats or escalates.
+    public static let informationalChirp = Duration.seconds(5)
+
+    /// For informational alarms: chirp again this long after going quiet (nil: once only).
+    /// Expiring sensor and low battery remind once a day, like the peers' daily notices; a
+    /// warm-up ends by itself within hours, so it chirps once.
+    public var reminderInterval: Duration? {
+        guard case let .device(alarm, _) = self else { return nil }
+        switch alarm {
+        case .sensorExpiring, .batteryLow: return .seconds(24 * 3600)
+        default: return nil
         }
     }
 
@@ -90,6 +129,19 @@ public enum AlarmKind: Hashable, Comparable, Sendable, CustomStringConvertible {
             }
         case .signalLoss: .seconds(30 * 60)
         case .fault: .seconds(4 * 3600)
+        case let .device(alarm, _):
+            switch alarm {
+            case .sensorWarmUp: .seconds(2 * 3600)
+            case .sensorExpiring, .batteryLow: .seconds(24 * 3600)
+            // Changing a sensor takes a trip for a new one and its warm-up, so 30 minutes (the
+            // signal-loss bound) would nag all night; but glucose is unwatched meanwhile, so it
+            // comes back within 2 hours and snooze-all never covers it.
+            case .sensorEnded: .seconds(2 * 3600)
+            case .heartRateLow, .heartRateHigh: .seconds(2 * 3600)
+            // A fridge repair or a move to a cool box takes time; insulin keeps for weeks
+            // below 30 °C, so hours of snooze do no harm.
+            case .temperatureLow, .temperatureHigh: .seconds(4 * 3600)
+            }
         }
     }
 
@@ -104,24 +156,37 @@ public enum AlarmKind: Hashable, Comparable, Sendable, CustomStringConvertible {
             }
         case .signalLoss: .seconds(30 * 60)
         case .fault: .seconds(60 * 60)
+        case let .device(alarm, _):
+            switch alarm {
+            case .sensorWarmUp: .seconds(2 * 3600)
+            case .sensorExpiring, .batteryLow: .seconds(24 * 3600)
+            case .sensorEnded, .temperatureLow, .temperatureHigh: .seconds(60 * 60)
+            case .heartRateLow, .heartRateHigh: .seconds(30 * 60)
+            }
         }
     }
 
-    /// Whether "snooze all" covers this alarm. Never urgent low (issue 4); never signal loss or
-    /// appliance faults either, because while those last the appliance cannot see an urgent low,
-    /// so silencing them for hours would silence urgent low too.
+    /// Whether "snooze all" covers this alarm. Never urgent low (issue 4); never signal loss,
+    /// an ended sensor or appliance faults either, because while those last the appliance cannot
+    /// see an urgent low, so silencing them for hours would silence urgent low too. Everything
+    /// else about a device (informational ones included, heart rate, fridge) is covered: "snooze
+    /// all" is a person's explicit choice, and none of those blinds the glucose watch.
     public var isCoveredBySnoozeAll: Bool {
-        if case let .glucose(alarm) = self { return alarm != .urgentLow }
-        return false
+        switch self {
+        case let .glucose(alarm): alarm != .urgentLow
+        case let .device(alarm, _): alarm != .sensorEnded
+        case .signalLoss, .fault: false
+        }
     }
 
     /// Stable name for persistence and history: `urgent-low`, `signal-loss:dexcom`,
-    /// `fault:storage-failing`.
+    /// `fault:storage-failing`, `sensor-warmup:g6`, `temperature-high:fridge`.
     public var name: String {
         switch self {
         case let .glucose(alarm): alarm.rawValue
         case let .signalLoss(device): "signal-loss:\(device.rawValue)"
         case let .fault(fault): "fault:\(fault.rawValue)"
+        case let .device(alarm, device): "\(alarm.rawValue):\(device.rawValue)"
         }
     }
 
@@ -132,6 +197,9 @@ public enum AlarmKind: Hashable, Comparable, Sendable, CustomStringConvertible {
             self = .signalLoss(DeviceID(String(name.dropFirst("signal-loss:".count))))
         } else if name.hasPrefix("fault:"), let fault = ApplianceFault(rawValue: String(name.dropFirst("fault:".count))) {
             self = .fault(fault)
+        } else if let alarm = DeviceAlarm.allCases.first(where: { name.hasPrefix($0.rawValue + ":") }),
+                  name.count > alarm.rawValue.count + 1 {
+            self = .device(alarm, DeviceID(String(name.dropFirst(alarm.rawValue.count + 1))))
         } else {
             return nil
         }

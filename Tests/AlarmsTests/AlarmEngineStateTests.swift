@@ -47,6 +47,35 @@ import Testing
         #expect(restored.text(at: minute(100)) == text)
     }
 
+    /// The device channels and the quiet status of informational alarms, saved at minute 10.
+    @Test func deviceAlarmsAndQuietStatusRoundTrip() throws {
+        let saved = AlarmEngine.State(alarms: [
+            .device(.sensorWarmUp, "g6"): ActiveAlarm(kind: .device(.sensorWarmUp, "g6"), raisedAt: minute(2),
+                                                      status: .quiet(remindsAt: nil)),
+            .device(.batteryLow, "bridge"): ActiveAlarm(kind: .device(.batteryLow, "bridge"), raisedAt: minute(4),
+                                                        status: .quiet(remindsAt: minute(1440))),
+            .device(.temperatureHigh, "fridge"): ActiveAlarm(kind: .device(.temperatureHigh, "fridge"), raisedAt: minute(8),
+                                                             status: .snoozed(until: minute(70))),
+            .device(.sensorEnded, "g6"): ActiveAlarm(kind: .device(.sensorEnded, "g6"), raisedAt: minute(9),
+                                                     status: .sounding(escalatesAt: minute(14))),
+        ])
+        let text = """
+            vigil-alarms 1
+            alarm quiet 85800000 360000 battery-low:bridge
+            alarm sounding 240000 60000 sensor-ended:g6
+            alarm quiet - 480000 sensor-warmup:g6
+            alarm snoozed 3600000 120000 temperature-high:fridge
+
+            """
+        #expect(saved.text(at: minute(10)) == text)
+        let restored = try AlarmEngine.State(text: text, at: minute(1000))
+        #expect(restored.alarms[.device(.batteryLow, "bridge")] == ActiveAlarm(
+            kind: .device(.batteryLow, "bridge"), raisedAt: minute(994), status: .quiet(remindsAt: minute(2430))))
+        #expect(restored.alarms[.device(.sensorWarmUp, "g6")]?.status == .quiet(remindsAt: nil))
+        #expect(restored.alarms[.device(.sensorEnded, "g6")]?.status == .sounding(escalatesAt: minute(1004)))
+        #expect(restored.text(at: minute(1000)) == text)
+    }
+
     @Test func pastDeadlinesAndAnExpiredSnoozeAllSaveAsNow() {
         let overdue = AlarmEngine.State(
             alarms: [.urgentLow: ActiveAlarm(kind: .urgentLow, raisedAt: minute(0), status: .snoozed(until: minute(5)))],
@@ -83,6 +112,9 @@ import Testing
         Rejection(text: "vigil-alarms 1\nsnooze-all\n", error: .malformedLine(number: 2, line: "snooze-all")),
         Rejection(text: "vigil-alarms 1\nsnooze-all 10 20\n", error: .malformedLine(number: 2, line: "snooze-all 10 20")),
         Rejection(text: "vigil-alarms 1\nbuzzer on\n", error: .malformedLine(number: 2, line: "buzzer on")),
+        Rejection(text: "vigil-alarms 1\nalarm quiet x 0 battery-low:g6", error: .malformedLine(number: 2, line: "alarm quiet x 0 battery-low:g6")),
+        Rejection(text: "vigil-alarms 1\nalarm quiet - 0 battery-low:", error: .unknownAlarm(number: 2, name: "battery-low:")),
+        Rejection(text: "vigil-alarms 1\nalarm quiet - 0 fridge-warm:f", error: .unknownAlarm(number: 2, name: "fridge-warm:f")),
     ])
     func rejectsMalformedText(_ rejection: Rejection) {
         #expect(throws: rejection.error) { try AlarmEngine.State(text: rejection.text, at: .zero) }

@@ -4,8 +4,10 @@ import Readings
 import Transmitters
 
 /// The alarm engine fed from the appliance's event stream: glucose readings become samples,
-/// any reading counts as hearing its transmitter (signal loss), and a lost controller is an
-/// appliance fault. Sans-IO like the engine; the runner persists `engine.state`.
+/// heart-rate and temperature readings feed their device's range alarms, transmitter info
+/// feeds sensor life and battery, a reading from a watched device resets its signal-loss
+/// timer, and a lost controller is an appliance fault. Sans-IO like the engine; the runner
+/// persists `engine.state`.
 public struct ApplianceAlarms: Sendable {
     public private(set) var engine: AlarmEngine
 
@@ -13,25 +15,68 @@ public struct ApplianceAlarms: Sendable {
         engine = AlarmEngine(configuration: configuration, now: now, restoring: state)
     }
 
+    /// The engine for these configured devices: each device's alarm options (see
+    /// `DeviceAlarmOptions`) become its settings, and those with `watch` are watched for
+    /// signal loss, on top of whatever `configuration` already says.
+    public init(configuration: AlarmConfiguration, devices: [TransmitterConfiguration], at now: MonotonicInstant,
+                restoring state: AlarmEngine.State = AlarmEngine.State()) throws(TransmitterConfigurationError) {
+        var configuration = configuration
+        for device in devices {
+            let options = try DeviceAlarmOptions(type: device.typeName, options: device.options)
+            configuration.devices[device.device] = options.settings
+            if options.watch, !configuration.watchedDevices.contains(device.device) {
+                configuration.watchedDevices.append(device.device)
+            }
+        }
+        self.init(configuration: configuration, at: now, restoring: state)
+    }
+
     /// Transmitter types whose silence is a signal-loss alarm: the glucose sources.
-    public static let glucoseTypes: Set<String> = ["dexcom", "miaomiao", "bubble", "xbridge", "cgm-service"]
+    public static let glucoseTypes: Set<String> = DeviceAlarmOptions.glucoseTypes
 
     public var nextDeadline: MonotonicInstant? { engine.nextDeadline }
 
     public mutating func observe(_ event: ApplianceEvent, monotonicNow: MonotonicInstant, wallNow: WallClockTime) {
         switch event {
         case let .readings(device, _, readings):
-            engine.receive(.readingReceived(device), at: monotonicNow)
-            for reading in readings {
-                if let sample = AlarmEngine.GlucoseSample(reading, monotonicNow: monotonicNow, wallNow: wallNow) {
-                    engine.receive(.glucose(sample), at: monotonicNow)
-                }
+            // Only watched devices: a heart-rate strap taken off in the morning, or a fridge
+            // thermometer out of range of the radio, is not a reason to sound unless asked.
+            if engine.configuration.watchedDevices.contains(device) {
+                engine.receive(.readingReceived(device), at: monotonicNow)
             }
+            for reading in readings { observe(reading, monotonicNow: monotonicNow, wallNow: wallNow) }
+        case let .transmitter(device, _, .info(info)):
+            let lifecycle = info.sensorState.flatMap(SensorLifecycle.init(sensorState:))
+            if lifecycle != nil || info.sensorAge != nil {
+                engine.receive(.sensor(device, phase: lifecycle?.phase, age: info.sensorAge), at: monotonicNow)
+            }
+            for level in info.batteryReports { engine.receive(.battery(device, level), at: monotonicNow) }
         case .bluetooth(.unavailable):
             engine.receive(.faultRaised(.controllerLost), at: monotonicNow)
         case .bluetooth(.poweredOn):
             engine.receive(.faultCleared(.controllerLost), at: monotonicNow)
             engine.receive(.faultCleared(.noController), at: monotonicNow)
+        default:
+            break
+        }
+    }
+
+    private mutating func observe(_ reading: Reading, monotonicNow: MonotonicInstant, wallNow: WallClockTime) {
+        if let sample = AlarmEngine.GlucoseSample(reading, monotonicNow: monotonicNow, wallNow: wallNow) {
+            engine.receive(.glucose(sample), at: monotonicNow)
+            return
+        }
+        let measuredAt: MonotonicInstant = switch reading.time {
+        case let .monotonic(instant): instant
+        case let .wallClock(time): monotonicNow - (wallNow - time)
+        }
+        switch reading.value {
+        case let .heartRate(rate, contact):
+            engine.receive(.heartRate(reading.device, rate, contact: contact, measuredAt: measuredAt), at: monotonicNow)
+        case let .temperature(temperature):
+            engine.receive(.temperature(reading.device, temperature, measuredAt: measuredAt), at: monotonicNow)
+        case let .battery(level):
+            engine.receive(.battery(reading.device, .percent(level)), at: monotonicNow)
         default:
             break
         }

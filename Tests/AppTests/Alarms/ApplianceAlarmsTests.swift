@@ -33,3 +33,78 @@ import Transmitters
         #expect(alarms.takeEvents().contains { $0.kind == .signalLoss("g6") })
     }
 }
+
+/// The device alarms fed from appliance events, in the drivers' own words.
+@Suite struct ApplianceDeviceAlarmsTests {
+    static let start = MonotonicInstant(nanoseconds: 1_000_000_000)
+    static let wall = WallClockTime(secondsSinceEpoch: 1_700_000_000)
+    static let devices = [
+        TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "8G1234"]),
+        TransmitterConfiguration(typeName: "heart-rate", device: "strap"),
+        TransmitterConfiguration(typeName: "ruuvi", device: "fridge", options: ["out-of-range-minutes": "10"]),
+    ]
+
+    static func at(_ minutes: Int64) -> MonotonicInstant { start + .seconds(minutes * 60) }
+
+    @Test func configuredDevicesBecomeSettingsAndWatchedDevices() throws {
+        let alarms = try ApplianceAlarms(configuration: AlarmConfiguration(), devices: Self.devices, at: Self.start)
+        #expect(alarms.engine.configuration.watchedDevices == ["g6"])
+        #expect(alarms.engine.configuration.devices["g6"]?.sensorLife == .seconds(240 * 3600))
+        #expect(alarms.engine.configuration.devices["fridge"]?.temperature?.outOfRangeFor == .seconds(600))
+        #expect(throws: TransmitterConfigurationError.invalidOption("watch", value: "1", expected: "true or false")) {
+            _ = try ApplianceAlarms(configuration: AlarmConfiguration(),
+                                    devices: [TransmitterConfiguration(typeName: "ruuvi", options: ["watch": "1"])], at: Self.start)
+        }
+    }
+
+    /// A Dexcom ending its session: the driver's info events ("stopped" from the glucose
+    /// reply's calibration state, the session age from TransmitterTimeRx) raise "sensor
+    /// ended"; its silence afterwards raises no signal loss.
+    @Test func dexcomSessionEndsInItsOwnWords() throws {
+        var alarms = try ApplianceAlarms(configuration: AlarmConfiguration(), devices: Self.devices, at: Self.start)
+        func info(_ info: TransmitterInfo, at minutes: Int64) {
+            alarms.observe(.transmitter("g6", peer: nil, .info(info)), monotonicNow: Self.at(minutes), wallNow: Self.wall)
+        }
+        info(TransmitterInfo(sensorAge: .seconds(239 * 3600)), at: 0)
+        info(TransmitterInfo(sensorState: Dexcom.CalibrationState.ok.description), at: 0)
+        #expect(alarms.takeEvents().map(\.kind) == [.device(.sensorExpiring, "g6")])
+        info(TransmitterInfo(sensorState: Dexcom.CalibrationState.stopped.description), at: 5)
+        #expect(alarms.takeEvents().map(\.kind.name) == ["sensor-expiring:g6", "sensor-ended:g6"])
+        alarms.handleDeadline(at: Self.at(60))
+        #expect(alarms.engine.activeAlarms.map(\.kind.name) == ["sensor-ended:g6"])
+        #expect(!alarms.takeEvents().contains { $0.kind == .signalLoss("g6") })
+        // The transmitter's battery report travels in `hardware`.
+        info(TransmitterInfo(hardware: "battery A 2.98 V, B 2.90 V, 20 °C"), at: 61)
+        #expect(alarms.takeEvents().map(\.kind.name) == ["battery-low:g6"])
+    }
+
+    @Test func heartRateReadingsRaiseOnlyWhenSustainedAndNeverWatchTheStrap() throws {
+        var alarms = try ApplianceAlarms(configuration: AlarmConfiguration(), devices: Self.devices, at: Self.start)
+        for second in Int64(0)...61 {
+            let now = Self.start + .seconds(second)
+            let reading = Reading(device: "strap", value: .heartRate(BeatsPerMinute(second == 0 ? 250 : 30), contact: .detected),
+                                  time: .monotonic(now))
+            alarms.observe(.readings("strap", peer: nil, [reading]), monotonicNow: now, wallNow: Self.wall)
+            if second == 60 { #expect(alarms.takeEvents().isEmpty) }   // 59 s at 30 bpm
+        }
+        #expect(alarms.takeEvents().map(\.kind) == [.device(.heartRateLow, "strap")])
+        // Only the Dexcom is watched: the strap's silence is not signal loss.
+        alarms.handleDeadline(at: Self.at(30))
+        #expect(alarms.takeEvents().filter { if case .raised = $0.change { true } else { false } }.map(\.kind)
+            == [.signalLoss("g6")])
+    }
+
+    @Test func fridgeTemperatureAndBroadcastBattery() throws {
+        var alarms = try ApplianceAlarms(configuration: AlarmConfiguration(), devices: Self.devices, at: Self.start)
+        for minutes in Int64(0)...10 {
+            let now = Self.at(minutes)
+            alarms.observe(.readings("fridge", peer: nil, [
+                Reading(device: "fridge", value: .temperature(Temperature(degreesCelsius: 9)), time: .monotonic(now)),
+                Reading(device: "fridge", value: .humidity(Percent(40)!), time: .monotonic(now)),
+            ]), monotonicNow: now, wallNow: Self.wall)
+        }
+        let battery = Reading(device: "fridge", value: .battery(Percent(5)!), time: .monotonic(Self.at(11)))
+        alarms.observe(.readings("fridge", peer: nil, [battery]), monotonicNow: Self.at(11), wallNow: Self.wall)
+        #expect(alarms.takeEvents().map(\.kind.name) == ["temperature-high:fridge", "battery-low:fridge"])
+    }
+}
