@@ -43,12 +43,19 @@ struct RunCommand: ParsableCommand {
         controller.btsnoopLog = btsnoopLog ?? configuration.bluetooth.btsnoopLog
         controller.stateDirectory = stateDirectory ?? configuration.storage.stateDirectory
         controller.logLevel = level.description
+        for warning in configuration.warnings { logger.log(.warning, warning.formatted(file: config)) }
         let state = try StateDirectory(path: controller.resolvedStateDirectory, logger: logger)
         var devices: [Appliance.Device] = []
+        var alarmDevices: [TransmitterConfiguration] = []
         for device in configuration.devices {
             let options = device.options.mapValues(\.plainText)
-            let transmitter = TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options)
+            // Alarm options (heart-rate-high, temperature-low, ...) go to the alarm engine; the
+            // driver sees only its own and still rejects what nobody knows.
+            let driverOptions = DeviceAlarmOptions.driverOptions(type: device.type, options: options)
+            let transmitter = TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: driverOptions)
+            alarmDevices.append(TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options))
             do {
+                _ = try DeviceAlarmOptions(type: device.type, options: options)
                 if BroadcastRegistry.builtIn.type(named: device.type) != nil {
                     let decoder = try BroadcastRegistry.builtIn.makeDecoder(transmitter)
                     devices.append(Appliance.Device(decoder: decoder, address: device.address, namePrefix: device.namePrefix))
@@ -67,9 +74,14 @@ struct RunCommand: ParsableCommand {
                                   driverStates: driverStates)
         var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: state)
         session.driverStates = driverStates
-        let watched = configuration.devices.filter { ApplianceAlarms.glucoseTypes.contains($0.type) }.map { DeviceID($0.displayName) }
         let now = SystemClock.monotonicNow()
-        session.alarms = ApplianceAlarms(configuration: AlarmConfiguration(watchedDevices: watched), at: now, restoring: state.loadAlarmState(at: now))
+        do {
+            session.alarms = try ApplianceAlarms(configuration: configuration.alarms.alarmConfiguration(watchedDevices: []), devices: alarmDevices,
+                                                 at: now, restoring: state.loadAlarmState(at: now))
+        } catch {
+            StandardError.write("\(config): \(error)")
+            throw ExitCode(78)
+        }
         let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true)
         if code != 0 { throw ExitCode(code) }
     }
