@@ -6,19 +6,21 @@ import Musl
 import Platform
 
 // vigil-bench: the performance targets from the issue, each printed with PASS/FAIL.
-//   vigil-bench                      all three, then a summary table
+//   vigil-bench                      all four, then a summary table
 //   vigil-bench adverts [--count N] [--file PATH] [--bumble-limit N]
 //   vigil-bench memory  [--notifications N] [--advertisers N] [--interval-ms N]
 //   vigil-bench idle    [--seconds N] [--warm-up N] [--vigil PATH]
+//   vigil-bench alarm-latency [--crossings N]
 //   common: --repo DIR (where scripts/ and Tests/Rigs/ are; default: the current directory)
 // Exit status 1 if any checked figure fails, 2 for a usage error. Skipped figures (a missing
 // tool or binary) are reported as skipped, never as passes.
 
 let usage = """
-    usage: vigil-bench [adverts|memory|idle] [options]
+    usage: vigil-bench [adverts|memory|idle|alarm-latency] [options]
       adverts  --count N (1000000)  --file PATH (where the capture is written)  --bumble-limit N (100000)
       memory   --notifications N (100000)  --advertisers N (20)  --interval-ms N (1000)
       idle     --seconds N (30)  --warm-up N (5)  --vigil PATH (.build/release/vigil)
+      alarm-latency  --crossings N (1000)
       any      --repo DIR (.)
     """
 
@@ -27,6 +29,7 @@ var commands: [String] = []
 var adverts = AdvertsBenchmark.Options()
 var memory = MemoryBenchmark.Options()
 var idle = IdleBenchmark.Options()
+var alarmLatency = AlarmLatencyBenchmark.Options()
 
 func fail(_ message: String) -> Never {
     StandardError.write("vigil-bench: \(message)\n\(usage)")
@@ -51,7 +54,7 @@ while index < arguments.count {
     let value = index + 1 < arguments.count ? arguments[index + 1] : nil
     var consumed = 2
     switch argument {
-    case "adverts", "memory", "idle": commands.append(argument); consumed = 1
+    case "adverts", "memory", "idle", "alarm-latency": commands.append(argument); consumed = 1
     case "--count": adverts.count = intValue(argument, value)
     case "--file": adverts.file = text(argument, value)
     case "--bumble-limit": adverts.bumbleLimit = intValue(argument, value)
@@ -61,6 +64,7 @@ while index < arguments.count {
     case "--seconds": idle.seconds = intValue(argument, value)
     case "--warm-up": idle.warmUpSeconds = intValue(argument, value)
     case "--vigil": idle.vigil = text(argument, value)
+    case "--crossings": alarmLatency.crossings = intValue(argument, value)
     case "--repo":
         let root = text(argument, value)
         adverts.repoRoot = root
@@ -72,11 +76,11 @@ while index < arguments.count {
     index += consumed
 }
 if commands.isEmpty {
-    // All three: each in a fresh child process (this executable again), so neither measures
+    // All four: each in a fresh child process (this executable again), so neither measures
     // what another left behind - the decode rate dropped from ~6.0 to ~4.5 M reports/s after
     // the memory run in the same process, and the 70 MB capture would inflate resident memory.
     var collected: [Figure] = []
-    for command in ["adverts", "memory", "idle"] {
+    for command in ["adverts", "memory", "idle", "alarm-latency"] {
         let file = "/tmp/vigil-bench-\(getpid())-\(command).figures"
         defer { try? FileSystem.remove(path: file) }
         StandardOutput.flush()
@@ -100,6 +104,7 @@ for command in commands {
     switch command {
     case "adverts": figures += AdvertsBenchmark.run(adverts)
     case "memory": figures += MemoryBenchmark.run(memory)
+    case "alarm-latency": figures += AlarmLatencyBenchmark.run(alarmLatency)
     default: figures += IdleBenchmark.run(idle)
     }
     StandardOutput.flush()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds vigil-bench (and vigil, for the idle figures) in release mode and runs the benchmark:
 # every figure from the issue with PASS/FAIL, then a summary table. Arguments are passed on:
-#   scripts/bench/run.sh                 all three benchmarks
+#   scripts/bench/run.sh                 all four benchmarks
+#   scripts/bench/run.sh alarm-latency --crossings 2000
 #   scripts/bench/run.sh adverts --count 100000
 # The idle benchmark is skipped, and says so, when the vigil binary cannot be built.
 # Exit status: vigil-bench's (1 if any figure fails).

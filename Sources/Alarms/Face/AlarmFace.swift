@@ -228,8 +228,7 @@ public struct AlarmFace: Sendable {
         guard level != ledLine else { return }
         ledLine = level
         // A write undoing the last one at the same instant cancels it: a test ending with the
-        // LED off just as the heartbeat turns it on is no edge, not a zero-length flicker. (The
-        // buzzer never needs this: it always keeps the minimum gap.)
+        // LED off just as the heartbeat turns it on is no edge, not a zero-length flicker.
         if let index = outputs.lastIndex(where: { if case .led = $0.output { true } else { false } }),
            outputs[index].at == instant {
             outputs.remove(at: index)
