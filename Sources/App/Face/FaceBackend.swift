@@ -7,7 +7,7 @@ import Clocks
 ///
 /// `at` is the instant the output is due on the monotonic clock (the scheduled edge, which is
 /// the loop's `now` when it wakes on time).
-public protocol FaceBackend: AnyObject {
+public protocol FaceBackend {
     func apply(_ output: FaceOutput, at: MonotonicInstant)
 }
 
