@@ -3,6 +3,7 @@
 # the appliance ships with) and runs the benchmark: every figure from the issues with
 # PASS/FAIL, then a summary table. Arguments are passed on:
 #   scripts/bench/run.sh                        every benchmark
+#   scripts/bench/run.sh alarm-latency --crossings 2000
 #   scripts/bench/run.sh adverts --count 100000
 #   scripts/bench/run.sh resident               vigil run over 100,000 notifications
 # Exit status: vigil-bench's (1 if any figure fails).
