@@ -36,6 +36,27 @@ public struct ApplianceAlarms: Sendable {
 
     public var nextDeadline: MonotonicInstant? { engine.nextDeadline }
 
+    /// Whether the controller has been ready since start.
+    public private(set) var controllerEverReady = false
+
+    /// The earliest wall-clock time Vigil believes: 2025-01-01T00:00:00Z, before this code was
+    /// written. A Raspberry Pi has no real-time clock and boots in 1970 (or at the last
+    /// fake-hwclock save) until network time arrives; readings dated then would be misfiled.
+    public static let earliestBelievableTime = WallClockTime(secondsSinceEpoch: 1_735_689_600)
+
+    /// The wall clock as the shell reads it: before `earliestBelievableTime` it is not set.
+    public mutating func checkClock(wallNow: WallClockTime, at now: MonotonicInstant) {
+        let notSet = wallNow < Self.earliestBelievableTime
+        engine.receive(notSet ? .faultRaised(.clockNotSet) : .faultCleared(.clockNotSet), at: now)
+    }
+
+    /// The result of writing to the state directory or the history: a failure raises the
+    /// storage fault, and the next success clears it (the disk had room again, the card was
+    /// remounted read-write).
+    public mutating func storage(succeeded: Bool, at now: MonotonicInstant) {
+        engine.receive(succeeded ? .faultCleared(.storageFailing) : .faultRaised(.storageFailing), at: now)
+    }
+
     public mutating func observe(_ event: ApplianceEvent, monotonicNow: MonotonicInstant, wallNow: WallClockTime) {
         switch event {
         case let .readings(device, _, readings):
@@ -52,8 +73,11 @@ public struct ApplianceAlarms: Sendable {
             }
             for level in info.batteryReports { engine.receive(.battery(device, level), at: monotonicNow) }
         case .bluetooth(.unavailable):
-            engine.receive(.faultRaised(.controllerLost), at: monotonicNow)
+            // Never up since start: there is no controller (unplugged, wrong --hci, held by
+            // bluetoothd). Up before: it was lost. Each has its own pattern and log words.
+            engine.receive(.faultRaised(controllerEverReady ? .controllerLost : .noController), at: monotonicNow)
         case .bluetooth(.poweredOn):
+            controllerEverReady = true
             engine.receive(.faultCleared(.controllerLost), at: monotonicNow)
             engine.receive(.faultCleared(.noController), at: monotonicNow)
         default:

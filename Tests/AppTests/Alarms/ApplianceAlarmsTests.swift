@@ -18,8 +18,44 @@ import Transmitters
         #expect(alarms.engine.playing?.kind == .glucose(.urgentLow))
     }
 
+    @Test func aControllerNeverSeenIsNoControllerNotALostOne() {
+        var alarms = ApplianceAlarms(configuration: AlarmConfiguration(), at: Self.start)
+        alarms.observe(.bluetooth(.unavailable(reason: "no such device hci0")), monotonicNow: Self.start, wallNow: Self.wall)
+        #expect(alarms.takeEvents().map(\.kind) == [.fault(.noController)])
+        #expect(alarms.engine.playing?.kind == .fault(.noController))
+        alarms.observe(.bluetooth(.poweredOn), monotonicNow: Self.start + .seconds(5), wallNow: Self.wall)
+        #expect(alarms.takeEvents().contains { $0.kind == .fault(.noController) && $0.change == .cleared })
+        #expect(alarms.engine.activeAlarms.isEmpty)
+    }
+
+    @Test func aClockBefore2025IsNotSetUntilTimeArrives() {
+        var alarms = ApplianceAlarms(configuration: AlarmConfiguration(), at: Self.start)
+        alarms.checkClock(wallNow: WallClockTime(secondsSinceEpoch: 86_400), at: Self.start)
+        #expect(alarms.takeEvents().map(\.kind) == [.fault(.clockNotSet)])
+        alarms.checkClock(wallNow: WallClockTime(secondsSinceEpoch: 86_460), at: Self.start + .seconds(60))
+        #expect(alarms.takeEvents().isEmpty, "still not set: nothing new")
+        alarms.checkClock(wallNow: WallClockTime(secondsSinceEpoch: 1_795_000_000), at: Self.start + .seconds(120))  // November 2026
+        #expect(alarms.takeEvents().contains { $0.kind == .fault(.clockNotSet) && $0.change == .cleared })
+        alarms.checkClock(wallNow: ApplianceAlarms.earliestBelievableTime, at: Self.start + .seconds(180))
+        #expect(alarms.engine.activeAlarms.isEmpty, "the first believable second is believed")
+    }
+
+    @Test func aFailedWriteIsAStorageFaultUntilAWriteSucceeds() {
+        var alarms = ApplianceAlarms(configuration: AlarmConfiguration(), at: Self.start)
+        alarms.storage(succeeded: true, at: Self.start)
+        #expect(alarms.takeEvents().isEmpty)
+        alarms.storage(succeeded: false, at: Self.start + .seconds(1))
+        #expect(alarms.takeEvents().map(\.kind) == [.fault(.storageFailing)])
+        alarms.storage(succeeded: false, at: Self.start + .seconds(2))
+        #expect(alarms.takeEvents().isEmpty)
+        alarms.storage(succeeded: true, at: Self.start + .seconds(3))
+        #expect(alarms.takeEvents().contains { $0.kind == .fault(.storageFailing) && $0.change == .cleared })
+    }
+
     @Test func aLostControllerIsAFaultUntilItComesBack() {
         var alarms = ApplianceAlarms(configuration: AlarmConfiguration(), at: Self.start)
+        alarms.observe(.bluetooth(.poweredOn), monotonicNow: Self.start - .seconds(60), wallNow: Self.wall)
+        _ = alarms.takeEvents()
         alarms.observe(.bluetooth(.unavailable(reason: "EOF")), monotonicNow: Self.start, wallNow: Self.wall)
         #expect(alarms.takeEvents().map(\.kind) == [.fault(.controllerLost)])
         alarms.observe(.bluetooth(.poweredOn), monotonicNow: Self.start + .seconds(5), wallNow: Self.wall)
