@@ -53,16 +53,20 @@ let package = Package(
         // libgpiod v1 from the system (libgpiod-dev; scripts/install-deps installs it).
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .target(name: "Platform", dependencies: ["CPlatform", "CGPIOD", "Clocks"], swiftSettings: strict),
+        // SQLite 3 from the system (libsqlite3-dev; scripts/install-deps installs it).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The rolling history: readings, alarm events, calibrations and devices in SQLite (issue 5).
+        .target(name: "History", dependencies: ["CSQLite", "Readings", "Alarms", "Clocks", "Platform"], swiftSettings: strict),
         .executableTarget(
             name: "vigil",
             dependencies: [
-                "App", "Platform", "HCI", "Host", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings", "Simulator", "Alarms",
+                "App", "Platform", "HCI", "Host", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings", "Simulator", "Alarms", "History",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "vigil-bench",
-            dependencies: ["Wire", "Bluetooth", "HCI", "Host", "App", "Platform", "Clocks", "Simulator", "Alarms", "Transmitters", "Readings"],
+            dependencies: ["Wire", "Bluetooth", "HCI", "Host", "App", "Platform", "Clocks", "Simulator", "Alarms", "Transmitters", "Readings", "History"],
             path: "Sources/Benchmarks",
             swiftSettings: strict),
 
@@ -78,6 +82,7 @@ let package = Package(
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Transmitters", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "AppTests", dependencies: ["App", "Alarms", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "HistoryTests", dependencies: ["History", "Readings", "Alarms", "Clocks", "Platform", "App"], swiftSettings: strict),
         .testTarget(name: "InteropTests", dependencies: ["Platform", "HCI", "Wire"], swiftSettings: strict),
     ]
 )
