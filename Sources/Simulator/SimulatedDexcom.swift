@@ -19,7 +19,8 @@ import Wire
 /// cycle, as the real transmitter does.
 ///
 /// Dex time runs with virtual time from `transmitterAge` at t = 0; a reading exists every
-/// 300 s from the session start, on a slow sine between about 70 and 190 mg/dL.
+/// 300 s from the session start, following `curve` (by default a slow sine between about 70
+/// and 190 mg/dL).
 public struct SimulatedDexcom: Sendable {
     public let id: Dexcom.TransmitterID
     public let address: DeviceAddress
@@ -28,6 +29,8 @@ public struct SimulatedDexcom: Sendable {
     public let sessionStart: UInt32
     /// How long the transmitter stays silent after a session (its wake-up cycle).
     public let cycle: Duration
+    /// What the readings say.
+    public let curve: GlucoseCurve
     let responder: AuthenticationResponder
     var seenWrites = 0
     var seenConnections = 0
@@ -36,8 +39,10 @@ public struct SimulatedDexcom: Sendable {
     public static let readingInterval: UInt32 = 300
 
     public init(id: Dexcom.TransmitterID, address: DeviceAddress = DeviceAddress(Address(value: 0xC4_DE_C0_00_00_01), type: .random),
-                transmitterAge: UInt32 = 1_000_000, sessionAge: UInt32 = 7_200, cycle: Duration = .seconds(300)) {
+                transmitterAge: UInt32 = 1_000_000, sessionAge: UInt32 = 7_200, cycle: Duration = .seconds(300),
+                curve: GlucoseCurve = .gentle) {
         self.id = id
+        self.curve = curve
         self.address = address
         self.transmitterAge = transmitterAge
         self.sessionStart = transmitterAge - min(sessionAge, transmitterAge)
@@ -95,24 +100,11 @@ public struct SimulatedDexcom: Sendable {
     /// mg/dL and the trend byte (0.1 mg/dL/min) of the reading at dex time `t`.
     public func glucose(at t: UInt32) -> (milligramsPerDeciliter: UInt16, trend: Int8) {
         func value(_ x: UInt32) -> Double {
-            let k = Double(Int64(x) - Int64(sessionStart)) / Double(Self.readingInterval)
-            return (130 + 60 * Self.sine(k / 9)).rounded()
+            curve.milligramsPerDeciliter(atReading: Double(Int64(x) - Int64(sessionStart)) / Double(Self.readingInterval))
         }
         let now = value(t)
         let rate = (now - value(t &- Self.readingInterval)) / 5  // mg/dL per minute
         return (UInt16(now), Int8(max(-127, min(126, (rate * 10).rounded()))))
-    }
-
-    /// sin(x) by Bhaskara I's approximation (error < 0.002): no libm import in the core, and a
-    /// glucose curve needs no more.
-    static func sine(_ x: Double) -> Double {
-        let twoPi = 2 * Double.pi
-        var r = x.truncatingRemainder(dividingBy: twoPi)
-        if r < 0 { r += twoPi }
-        let sign: Double = r > .pi ? -1 : 1
-        if r > .pi { r -= .pi }
-        let p = r * (.pi - r)
-        return sign * 16 * p / (5 * .pi * .pi - 4 * p)
     }
 
     public func latestReadingTime(at now: MonotonicInstant) -> UInt32 {

@@ -8,13 +8,6 @@ import Wire
 struct SimulatedDexcomTests {
     static let id = try! Dexcom.TransmitterID("8G12AB")
 
-    @Test func sineApproximation() {
-        #expect(abs(SimulatedDexcom.sine(.pi / 2) - 1) < 0.002)
-        #expect(abs(SimulatedDexcom.sine(.pi / 6) - 0.5) < 0.002)
-        #expect(abs(SimulatedDexcom.sine(-.pi / 2) + 1) < 0.002)
-        #expect(abs(SimulatedDexcom.sine(3 * .pi / 2) + 1) < 0.002)
-    }
-
     @Test func clockAndCurve() {
         let dexcom = SimulatedDexcom(id: Self.id, transmitterAge: 1_000_000, sessionAge: 7_200)
         #expect(dexcom.sessionStart == 992_800)
