@@ -1,0 +1,35 @@
+import Clocks
+
+/// One reading as the history keeps it and exports it (issue 5): what was measured, by which
+/// device, when on the wall clock (already re-dated if the clock jumped), on the transmitter's
+/// own clock where it has one, and how it arrived. The history, the exporters, the report and
+/// the serial protocol all speak this type, so none depends on SQLite.
+public struct RecordedReading: Hashable, Sendable, CustomStringConvertible {
+    /// How the reading reached Vigil: as it was measured, or later from the transmitter's memory.
+    public enum Origin: String, Hashable, Sendable, CaseIterable {
+        case live
+        case backfill
+    }
+
+    public var device: DeviceID
+    public var value: Reading.Value
+    /// When it was measured.
+    public var wallTime: WallClockTime
+    /// The transmitter's own timestamp, in its own units (Dexcom: seconds since the
+    /// transmitter started), when it has one: the key that makes backfill and retries
+    /// never duplicate a reading.
+    public var sensorTime: Int64?
+    public var origin: Origin
+
+    public init(device: DeviceID, value: Reading.Value, wallTime: WallClockTime, sensorTime: Int64? = nil, origin: Origin = .live) {
+        self.device = device
+        self.value = value
+        self.wallTime = wallTime
+        self.sensorTime = sensorTime
+        self.origin = origin
+    }
+
+    public var kind: Reading.Kind { value.kind }
+
+    public var description: String { "\(wallTime) \(device.rawValue) \(value) (\(origin.rawValue))" }
+}
