@@ -70,6 +70,16 @@ import Testing
         #expect(example == VigilConfiguration.deviceKeys)
     }
 
+    @Test func packagedFileDocumentsEveryDeviceAlarmOption() throws {
+        let text = try Self.packagedFile
+        let types = ["dexcom", "miaomiao", "bubble", "xbridge", "cgm-service", "glucose-meter", "heart-rate", "bthome", "ruuvi", "sensortag"]
+        let keys = Set(types.flatMap { DeviceAlarmOptions.keys(for: $0) })
+        #expect(keys.contains("heart-rate-high") && keys.contains("temperature-low"))
+        for key in keys.sorted() {
+            #expect(text.contains("#   \(key) = "), "\(key) is not documented in packaging/vigil.conf")
+        }
+    }
+
     @Test func packagedDeviceExampleIsValidWhenUncommented() throws {
         // A parent enables the example by removing "# "; it must then parse as documented.
         var text = ""
@@ -128,7 +138,7 @@ import Testing
     }
 
     @Test func packagedNightExampleIsValidWhenUncommented() throws {
-        let (text, keys) = try Self.uncommenting(from: "# [alarms.night]", to: "# [[device]]")
+        let (text, keys) = try Self.uncommenting(from: "# [alarms.night]", to: "# Devices: one [[device]] section per transmitter or monitor. There are none by default.")
         #expect(keys == VigilConfiguration.nightKeys)
         let config = try VigilConfiguration(parsing: text, knownDeviceTypes: Self.knownTypes)
         let night = try #require(config.alarms.night)

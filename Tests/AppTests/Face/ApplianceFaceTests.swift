@@ -140,6 +140,8 @@ import Testing
 
     @Test func theControllerLostFromApplianceEventsSoundsMedium() {
         var face = ApplianceFace(alarms: ApplianceAlarms(configuration: AlarmConfiguration(), at: .zero), drive: .active, at: .zero)
+        // Up once, then gone: lost (never up would be "no controller").
+        face.observe(.bluetooth(.poweredOn), monotonicNow: Self.s(1), wallNow: WallClockTime(secondsSinceEpoch: 1_800_000_000))
         face.observe(.bluetooth(.unavailable(reason: "no reply to Reset")), monotonicNow: Self.s(5), wallNow: WallClockTime(secondsSinceEpoch: 1_800_000_000))
         #expect(face.face.pattern.buzzer == .bursts(.medium, escalated: false, kind: .fault(.controllerLost)))
         let writes = face.takeOutputs().compactMap { if case let .face(t) = $0, t.at == Self.s(5) { "\(t.output)" } else { nil } }
