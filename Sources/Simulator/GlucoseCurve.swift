@@ -14,11 +14,12 @@ public struct GlucoseCurve: Sendable {
     /// A slow sine between about 70 and 190 mg/dL, period about 4.7 hours: a normal day.
     public static let gentle = GlucoseCurve { 130 + 60 * sine($0 / 9) }
 
-    /// A night that went wrong and is being put right: a steady fall of 8 mg/dL per reading to
-    /// 50 mg/dL at reading `lowest`, then a rise of 10 mg/dL per reading — urgent low at once,
-    /// then low, then in range (the demo starts at the bottom of it).
+    /// A night that went wrong and is being put right: a steady fall of 4 mg/dL per reading
+    /// (from about 190 three hours before) to 50 mg/dL at reading `lowest`, then a rise of
+    /// 10 mg/dL per reading — urgent low at once, then low, then in range (the demo starts at
+    /// the bottom of it).
     public static func recoveringFromLow(atReading lowest: Double) -> GlucoseCurve {
-        GlucoseCurve { k in k <= lowest ? 50 + 8 * (lowest - k) : 50 + 10 * (k - lowest) }
+        GlucoseCurve { k in k <= lowest ? 50 + 4 * (lowest - k) : 50 + 10 * (k - lowest) }
     }
 
     /// sin(x) by Bhaskara I's approximation (error < 0.002): no libm import in the core, and a

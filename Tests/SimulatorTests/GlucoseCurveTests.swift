@@ -17,7 +17,7 @@ struct GlucoseCurveTests {
 
     @Test func recoveringFromLowFallsToFiftyThenRises() {
         let curve = GlucoseCurve.recoveringFromLow(atReading: 24)
-        #expect(curve.milligramsPerDeciliter(atReading: 20) == 82)
+        #expect(curve.milligramsPerDeciliter(atReading: 20) == 66)
         #expect(curve.milligramsPerDeciliter(atReading: 24) == 50)
         #expect(curve.milligramsPerDeciliter(atReading: 25) == 60)
         #expect(curve.milligramsPerDeciliter(atReading: 27) == 80)

@@ -167,7 +167,25 @@ extension ApplianceEvent {
         case let .rememberedAddress(device, peer): "\(device): remembered as \(peer)"
         case let .driverState(device, state): "\(device): state saved (\(state.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")))"
         case .bluetooth(let state): "Bluetooth \(state)"
-        case .alarm(let alarm): "ALARM \(alarm.kind.name): \(alarm.change)"
+        case .alarm(let alarm): "ALARM \(alarm.kind.name): \(Self.words(for: alarm))"
+        }
+    }
+}
+
+extension ApplianceEvent {
+    /// An alarm change for a person: "raised (high)", "snoozed for 15 min", "cleared".
+    static func words(for alarm: AlarmEvent) -> String {
+        func minutes(_ until: MonotonicInstant) -> String {
+            let seconds = max(0, (until - alarm.time).components.seconds)
+            return seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
+        }
+        return switch alarm.change {
+        case let .raised(priority): "raised (\(priority) priority)"
+        case let .snoozed(until): "snoozed for \(minutes(until))"
+        case let .acknowledged(until): "acknowledged for \(minutes(until))"
+        case .escalated: "escalated"
+        case .cleared: "cleared"
+        case .reRaised: "sounding again"
         }
     }
 }

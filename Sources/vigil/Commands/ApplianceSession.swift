@@ -6,15 +6,21 @@ import Platform
 import Readings
 import Transmitters
 
-/// `vigil run` and `vigil demo` as a host session: the appliance, its events printed for
-/// scripts (`--events-json`) or logged, and remembered transmitters saved as they are learned.
+/// `vigil run` and `vigil demo` as a host session: the appliance, its alarms shown on the face
+/// (buzzer, LED, button), its events printed for scripts (`--events-json`) or logged, and
+/// remembered transmitters and alarm state saved as they change.
 struct ApplianceSession: HostSession {
     var appliance: Appliance
-    /// The alarm engine listening to the appliance; nil runs without alarms.
-    var alarms: ApplianceAlarms?
+    /// The alarm engine joined to the face; nil runs without alarms.
+    var face: ApplianceFace<ApplianceAlarms>?
+    /// The buzzer, LED and button; nil when the face has no hardware (backend "none"): the
+    /// alarms still run, are logged and kept in the state directory.
+    var device: (any FaceDevice)?
     let eventsJSON: Bool
     /// Print each event as a line for a person watching (the demo's console face).
     var console = false
+    /// How a line reaches the terminal: the console face prints it above its status line.
+    var printLine: (String) -> Void = { print($0) }
     let logger: Logger
     /// Where remembered transmitter addresses are saved; nil for the demo.
     let state: StateDirectory?
@@ -22,7 +28,26 @@ struct ApplianceSession: HostSession {
     /// Every driver's saved state, written whole when one changes.
     var driverStates: [DeviceID: [String: String]] = [:]
     var isFinished: Bool { false }
-    var nextDeadline: MonotonicInstant? { earliest(appliance.nextDeadline, alarms?.nextDeadline) }
+    /// The alarm state last written, so it is written again only when it changes.
+    private var savedAlarmState: AlarmEngine.State?
+    private var nextClockCheck: MonotonicInstant?
+    private var lastStatus = ""
+    /// The face's time never goes back: a button edge stamped by the kernel a moment before
+    /// the face last ran is fed at that later time.
+    private var faceTime: MonotonicInstant?
+
+    init(appliance: Appliance, eventsJSON: Bool, logger: Logger, state: StateDirectory?) {
+        self.appliance = appliance
+        self.eventsJSON = eventsJSON
+        self.logger = logger
+        self.state = state
+    }
+
+    var nextDeadline: MonotonicInstant? {
+        earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck)
+    }
+
+    var descriptors: [Int32] { device?.descriptors ?? [] }
 
     mutating func controllerReady(host: inout Host, at now: MonotonicInstant) {
         appliance.controllerReady(host: &host, at: now)
@@ -36,38 +61,69 @@ struct ApplianceSession: HostSession {
 
     mutating func handleDeadline(host: inout Host, at now: MonotonicInstant) {
         appliance.handleDeadline(host: &host, at: now)
-        if let d = alarms?.nextDeadline, now >= d { alarms?.handleDeadline(at: now) }
+        if let device { feed(device.dueEdges(at: now)) }
+        let faceNow = at(now)
+        face?.handleDeadline(at: faceNow)
+        if face != nil, nextClockCheck.map({ now >= $0 }) ?? true {
+            let wallNow = SystemClock.wallNow()
+            face?.update(at: faceNow) { $0.checkClock(wallNow: wallNow, at: faceNow) }
+            nextClockCheck = now + .seconds(60)
+        }
         report()
+    }
+
+    mutating func readable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {
+        guard let device else { return }
+        feed(device.readButton(descriptor, at: now))
+        report()
+    }
+
+    /// Buzzer and LED off, lines released, the terminal restored.
+    func close() { device?.close() }
+
+    private mutating func feed(_ edges: [TimedButtonEdge]) {
+        for edge in edges {
+            logger.log(.debug, "button \(edge.edge) at \(edge.at)")
+            let t = at(edge.at)
+            face?.receive(edge.edge, at: t)
+        }
+    }
+
+    /// `now` for the face, never earlier than what it has seen.
+    private mutating func at(_ now: MonotonicInstant) -> MonotonicInstant {
+        let t = max(now, faceTime ?? now)
+        faceTime = t
+        return t
     }
 
     private mutating func report() {
         let now = SystemClock.monotonicNow()
         let wallNow = SystemClock.wallNow()
         var events = appliance.takeEvents()
-        if alarms != nil {
-            for event in events { alarms?.observe(event, monotonicNow: now, wallNow: wallNow) }
-            let raised = alarms?.takeEvents() ?? []
-            events += raised.map(ApplianceEvent.alarm)
-            if !raised.isEmpty, let alarms { state?.saveAlarmState(alarms.engine.state, at: now) }
+        if face != nil {
+            let faceNow = at(now)
+            for event in events { face?.observe(event, monotonicNow: faceNow, wallNow: wallNow) }
+            events += (face?.takeAlarmEvents() ?? []).map(ApplianceEvent.alarm)
         }
         for event in events {
             if eventsJSON {
                 for line in event.json(monotonicNow: now, wallNow: wallNow) { print(line.rendered) }
             } else if console {
-                print(event.logLine)
+                printLine(event.logLine)
             }
             switch event {
             case .readings, .transmitter(_, _, .info):
                 logger.log(.info, event.logLine)
             case .rememberedAddress:
                 logger.log(.notice, event.logLine)
-                state?.saveRemembered(appliance.remembered)
+                stored(state?.saveRemembered(appliance.remembered), at: now)
             case .driverState(let device, let values):
                 logger.log(.info, event.logLine)
                 driverStates[device] = values
-                state?.saveDriverStates(driverStates)
+                stored(state?.saveDriverStates(driverStates), at: now)
             case .alarm:
-                logger.log(.warning, event.logLine)
+                // On the console the line is already on the screen; the journal needs it loud.
+                logger.log(console ? .info : .warning, event.logLine)
             case .bluetooth(.unavailable), .transmitter(_, _, .noData), .transmitter(_, _, .pairingFailed),
                  .transmitter(_, _, .incompatible), .transmitter(_, _, .malformedValue):
                 logger.log(.warning, event.logLine)
@@ -75,8 +131,61 @@ struct ApplianceSession: HostSession {
                 logger.log(.notice, event.logLine)
             }
         }
+        if let face {
+            // Snoozes and quiet reminders change the state without an event: save on change.
+            if face.alarms.engine.state != savedAlarmState {
+                savedAlarmState = face.alarms.engine.state
+                stored(state?.saveAlarmState(face.alarms.engine.state, at: now), at: now)
+                // A storage fault raised or cleared just now is an event of its own.
+                for event in self.face?.takeAlarmEvents() ?? [] { announce(.alarm(event), now: now, wallNow: wallNow) }
+            }
+            flushFace(now: now)
+        }
         StandardOutput.flush()
     }
+
+    /// Whether a write to the state directory worked feeds the storage fault (nil: nothing written).
+    private mutating func stored(_ succeeded: Bool?, at now: MonotonicInstant) {
+        guard let succeeded, face != nil else { return }
+        let t = at(now)
+        face?.update(at: t) { $0.storage(succeeded: succeeded, at: t) }
+    }
+
+    private mutating func announce(_ event: ApplianceEvent, now: MonotonicInstant, wallNow: WallClockTime) {
+        if eventsJSON {
+            for line in event.json(monotonicNow: now, wallNow: wallNow) { print(line.rendered) }
+        } else if console {
+            printLine(event.logLine)
+        }
+        logger.log(console ? .info : .warning, event.logLine)
+    }
+
+    /// Line writes to the device; button outcomes to the log; the status line refreshed.
+    private mutating func flushFace(now: MonotonicInstant) {
+        guard var face else { return }
+        let rest = device.map { face.flush(to: $0) } ?? face.flush(to: DiscardingFaceBackend())
+        let status = FaceStatus.line(for: face.alarms.engine.activeAlarms, at: now)
+        self.face = face
+        for output in rest {
+            switch output {
+            case .exportRequested:
+                logger.log(.notice, "button: double press — export to a USB stick is not available in this version yet")
+            case let .nothingToSilence(gesture, _):
+                logger.log(.notice, "button: \(gesture) press, nothing sounding to silence")
+            case .face:
+                break
+            }
+        }
+        if status != lastStatus {
+            lastStatus = status
+            device?.show(status: status)
+        }
+    }
+}
+
+/// Where line writes go when the face has no hardware: the alarms still run and are logged.
+struct DiscardingFaceBackend: FaceBackend {
+    func apply(_ output: FaceOutput, at: MonotonicInstant) {}
 }
 
 extension StateDirectory {
@@ -92,11 +201,14 @@ extension StateDirectory {
         }
     }
 
-    func saveAlarmState(_ state: AlarmEngine.State, at now: MonotonicInstant) {
+    @discardableResult
+    func saveAlarmState(_ state: AlarmEngine.State, at now: MonotonicInstant) -> Bool {
         do {
             try AtomicFile.write(path: path + "/alarm-state", bytes: Array(state.text(at: now).utf8), mode: 0o600)
+            return true
         } catch {
             logger.log(.error, "cannot save the alarm state: \(error)")
+            return false
         }
     }
 
@@ -116,15 +228,18 @@ extension StateDirectory {
         return states
     }
 
-    func saveDriverStates(_ states: [DeviceID: [String: String]]) {
+    @discardableResult
+    func saveDriverStates(_ states: [DeviceID: [String: String]]) -> Bool {
         var text = ""
         for (device, values) in states.sorted(by: { $0.key < $1.key }) {
             for (key, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(device.rawValue)\t\(key)\t\(value)\n" }
         }
         do {
             try AtomicFile.write(path: path + "/driver-state", bytes: Array(text.utf8), mode: 0o600)
+            return true
         } catch {
             logger.log(.error, "cannot save transmitter state: \(error)")
+            return false
         }
     }
 
@@ -139,11 +254,14 @@ extension StateDirectory {
         }
     }
 
-    func saveRemembered(_ remembered: RememberedTransmitters) {
+    @discardableResult
+    func saveRemembered(_ remembered: RememberedTransmitters) -> Bool {
         do {
             try AtomicFile.write(path: path + "/transmitters", bytes: Array(remembered.serialized.utf8), mode: 0o600)
+            return true
         } catch {
             logger.log(.error, "cannot save remembered transmitters: \(error)")
+            return false
         }
     }
 }

@@ -32,12 +32,19 @@ struct DemoCommand: ParsableCommand {
 
     func run() throws {
         let logger = Logger(minimum: Logger.level(named: logLevel)!)
-        print("Vigil demo: a simulated radio with a Dexcom G6, a heart-rate strap and a fridge thermometer. Ctrl-C to stop.")
+        print("Vigil demo: a simulated radio with a Dexcom G6 at the bottom of a low, a heart-rate strap and a fridge thermometer. Ctrl-C to stop.")
+        if !eventsJSON { print("The button is a key: space = short press (snooze), l = long press (acknowledge), d = double press (export).") }
         print("Vigil is open-source DIY software, not a certified medical device.")
         var radio = SimulatedRadio()
         let now = SystemClock.monotonicNow()
-        // A Dexcom that wakes every 30 s instead of every 5 minutes, so the demo shows sessions.
-        var dexcom = SimulatedDexcom(id: try Dexcom.TransmitterID("8G1234"), cycle: .seconds(30))
+        // A Dexcom that wakes every 30 s instead of every 5 minutes, so the demo shows sessions,
+        // at the bottom of a night's low: urgent low sounds at once and recovers over 20 minutes.
+        // Dex time runs from the monotonic clock's zero (boot), so the bottom is placed at the
+        // reading the session has reached now: two hours of session plus the time since boot.
+        let sessionAge: UInt32 = 7_200
+        let readingNow = (Double(sessionAge) + Double(SystemClock.monotonicNow().nanoseconds) / 1e9) / Double(SimulatedDexcom.readingInterval)
+        var dexcom = SimulatedDexcom(id: try Dexcom.TransmitterID("8G1234"), sessionAge: sessionAge, cycle: .seconds(30),
+                                     curve: .recoveringFromLow(atReading: readingNow.rounded(.down)))
         radio.add(dexcom.makePeripheral())
         radio.add(SimulatedDevices.heartRateMonitor(requiresEncryption: true, securityFactory: SMPPeripheralSecurity.factory()))
         radio.add(SimulatedThermometer.bthome(name: "Fridge"))
@@ -46,17 +53,25 @@ struct DemoCommand: ParsableCommand {
         }
         var controller = SimulatedController(radio: radio)
         dexcom.service(&controller.radio, at: now)
-        let g6 = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "8G1234"]))
-        let strap = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "heart-rate", device: "chest-strap"))
-        let fridge = try BroadcastRegistry.builtIn.makeDecoder(TransmitterConfiguration(typeName: "bthome", device: "fridge"))
+        let configurations = [
+            TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "8G1234"]),
+            TransmitterConfiguration(typeName: "heart-rate", device: "chest-strap"),
+            TransmitterConfiguration(typeName: "bthome", device: "fridge"),
+        ]
         let appliance = Appliance(devices: [
-            Appliance.Device(driver: g6),
-            Appliance.Device(driver: strap, pair: true),
-            Appliance.Device(decoder: fridge),
+            Appliance.Device(driver: try TransmitterRegistry.builtIn.makeDriver(configurations[0])),
+            Appliance.Device(driver: try TransmitterRegistry.builtIn.makeDriver(configurations[1]), pair: true),
+            Appliance.Device(decoder: try BroadcastRegistry.builtIn.makeDecoder(configurations[2])),
         ], remembered: RememberedTransmitters())
         var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: nil)
         session.console = !eventsJSON
-        session.alarms = ApplianceAlarms(configuration: AlarmConfiguration(watchedDevices: ["g6"]), at: SystemClock.monotonicNow())
+        // The face on the terminal: buzzer and LED drawn on a status line, a key for the button.
+        let setup = FaceSetup(backend: eventsJSON ? .none : .console, longPress: .acknowledge)
+        session.device = FaceDevices.open(setup, logger: logger)
+        if let console = session.device as? ConsoleFaceDevice { session.printLine = { console.printAbove($0) } }
+        session.face = ApplianceFace(alarms: try ApplianceAlarms(configuration: AlarmConfiguration(), devices: configurations, at: now),
+                                     drive: setup.sequencerDrive, actions: setup.buttonActions, at: now)
+        defer { session.close() }
         StandardOutput.flush()
         var configuration = Host.Configuration(staticAddress: Address(value: 0xC2_D3_E4_F5_06_17))
         configuration.connectTimeout = .seconds(5)

@@ -74,14 +74,26 @@ struct RunCommand: ParsableCommand {
                                   driverStates: driverStates)
         var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: state)
         session.driverStates = driverStates
-        let now = SystemClock.monotonicNow()
+        let faceSetup: FaceSetup
         do {
-            session.alarms = try ApplianceAlarms(configuration: configuration.alarms.alarmConfiguration(watchedDevices: []), devices: alarmDevices,
-                                                 at: now, restoring: state.loadAlarmState(at: now))
+            faceSetup = try configuration.face.setup()
+        } catch {
+            StandardError.write("\(config): [face]: \(error)")
+            throw ExitCode(78)
+        }
+        let now = SystemClock.monotonicNow()
+        let alarms: ApplianceAlarms
+        do {
+            alarms = try ApplianceAlarms(configuration: configuration.alarms.alarmConfiguration(watchedDevices: []), devices: alarmDevices,
+                                         at: now, restoring: state.loadAlarmState(at: now))
         } catch {
             StandardError.write("\(config): \(error)")
             throw ExitCode(78)
         }
+        session.device = FaceDevices.open(faceSetup, logger: logger)
+        session.face = ApplianceFace(alarms: alarms, drive: faceSetup.sequencerDrive, actions: faceSetup.buttonActions, at: now,
+                                     buttonPressedAtBoot: session.device?.isButtonPressedAtBoot ?? false)
+        defer { session.close() }
         let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true)
         if code != 0 { throw ExitCode(code) }
     }

@@ -26,6 +26,12 @@ protocol FaceDevice: FaceBackend {
     func show(status: String)
     /// Buzzer and LED off, lines released, terminal restored. Idempotent.
     func close()
+    /// The button is held down as Vigil starts (a person asking for the full self-test).
+    var isButtonPressedAtBoot: Bool { get }
+}
+
+extension FaceDevice {
+    var isButtonPressedAtBoot: Bool { false }
 }
 
 /// A button edge and when it happened (for GPIO, the kernel's timestamp of the edge).

@@ -23,18 +23,3 @@ enum FaceDevices {
         }
     }
 }
-
-extension FaceSetup {
-    /// How `AlarmFace` sequences the buzzer for this setup (a passive buzzer gets tones).
-    var sequencerDrive: BuzzerSequencer.Drive {
-        if case .passive = buzzerDrive { .passive } else { .active }
-    }
-
-    /// What the button's gestures do, from `[face] long-press` and `snooze-all-hours`.
-    var buttonActions: ButtonActions {
-        switch longPress {
-        case .acknowledge: ButtonActions(longPress: .acknowledge)
-        case .snoozeAll: ButtonActions(longPress: .snoozeAll(for: snoozeAllFor))
-        }
-    }
-}

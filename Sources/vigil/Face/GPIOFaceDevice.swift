@@ -76,6 +76,8 @@ final class GPIOFaceDevice: FaceDevice {
         return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
+    var isButtonPressedAtBoot: Bool { isButtonPressed() }
+
     /// Whether the button is down now (read once at start: held at boot runs the self-test).
     /// False when it cannot be read, which is logged.
     func isButtonPressed() -> Bool {

@@ -32,6 +32,8 @@ final class HostRunner {
     private var finishedInput = false
     /// The session's own descriptors, registered with `poll` as they come and go.
     private var sessionDescriptors: [Int32] = []
+    /// A failed open, told to the session at the top of the next turn (`connect` has no session).
+    private var pendingOpenFailure: String?
     private(set) var lastFailure: String?
     private let bondsChanged: (SMP.BondStore) -> Void
     private var savedBonds: SMP.BondStore
@@ -70,6 +72,10 @@ final class HostRunner {
             if let at = reopenAt, now >= at {
                 reopenAt = nil
                 if !connect(at: now) && !options.reopenOnFailure { return 1 }
+            }
+            if let reason = pendingOpenFailure {
+                pendingOpenFailure = nil
+                session.handle(.controllerFailed(reason), host: &host, at: now)
             }
             // Send what the last turn produced before sleeping: nothing may wait in the queue.
             drain(&session, at: now)
@@ -157,6 +163,9 @@ final class HostRunner {
         } catch {
             lastFailure = "\(error)"
             logger.log(.error, "cannot open the Bluetooth controller: \(error)")
+            // The session hears it too: with no controller the appliance cannot hear a
+            // transmitter, and that must sound (the no-controller fault), not only be logged.
+            pendingOpenFailure = "\(error)"
             scheduleReopen(at: now)
             return false
         }

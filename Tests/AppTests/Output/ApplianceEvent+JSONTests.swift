@@ -1,3 +1,4 @@
+import Alarms
 import App
 import Bluetooth
 import Clocks
@@ -42,5 +43,21 @@ import Transmitters
             #"{"event":"battery","device":"hr","address":"C0:11:22:33:44:55","percent":87}"#,
             #"{"event":"info","device":"hr","address":"C0:11:22:33:44:55","manufacturer":"Acme"}"#,
         ])
+    }
+}
+
+@Suite struct ApplianceEventAlarmLogLineTests {
+    let t = MonotonicInstant(nanoseconds: 1_000_000_000_000)
+
+    @Test(arguments: [
+        (AlarmEvent.Change.raised(.high), "ALARM urgent-low: raised (high priority)"),
+        (.snoozed(until: MonotonicInstant(nanoseconds: 1_000_000_000_000) + .seconds(900)), "ALARM urgent-low: snoozed for 15 min"),
+        (.acknowledged(until: MonotonicInstant(nanoseconds: 1_000_000_000_000) + .seconds(90)), "ALARM urgent-low: acknowledged for 90 s"),
+        (.escalated, "ALARM urgent-low: escalated"),
+        (.cleared, "ALARM urgent-low: cleared"),
+        (.reRaised, "ALARM urgent-low: sounding again"),
+    ])
+    func alarmChangesReadAsWords(change: AlarmEvent.Change, line: String) {
+        #expect(ApplianceEvent.alarm(AlarmEvent(time: t, kind: .glucose(.urgentLow), change: change)).logLine == line)
     }
 }
