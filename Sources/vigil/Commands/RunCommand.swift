@@ -35,6 +35,17 @@ struct RunCommand: ParsableCommand {
     var seconds: Double?
 
     func run() throws {
+        do {
+            try runAppliance()
+        } catch let exit as ExitCode where exit.rawValue == ConfigurationFault.exitCode {
+            // Every problem is on stderr with its line; now it must be heard too.
+            let text = (try? FileSystem.readFile(path: config)).map { String(decoding: $0, as: UTF8.self) }
+            let logger = Logger(minimum: Logger.level(named: logLevel ?? "notice") ?? .notice)
+            throw ExitCode(ConfigurationFault.sound(configurationText: text, logger: logger, stopAfter: seconds))
+        }
+    }
+
+    private func runAppliance() throws {
         let configuration = try Self.loadConfiguration(config)
         let level = Logger.level(named: logLevel ?? configuration.log.level.rawValue) ?? .info
         let logger = Logger(minimum: level)
