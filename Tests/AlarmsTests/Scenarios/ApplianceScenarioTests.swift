@@ -144,3 +144,38 @@ import Testing
         #expect(h.firstBurst(atMinute: 5) == (H.mediumBurst, "on+1000 off+1700 on+2750 off+3450"))
     }
 }
+
+/// Sensor end (issue 4 "Tests"): the transmitter says the session is over, glucose stops. The
+/// ended sensor sounds (medium: nothing watches the glucose now) and is what plays; the signal
+/// loss that would follow 20 minutes later is not raised on top of it. A new sensor's warm-up
+/// clears it with one chirp, and readings after warm-up bring the heartbeat back.
+@Suite struct SensorEndScenarioTests {
+    typealias H = FaceScenarioHarness
+
+    @Test func sensorEndsThenANewOneWarmsUp() {
+        var h = H()
+        h.send(.sensor("dexcom", phase: .running, age: .seconds(239 * 3600)), atMinute: 0)
+        h.trace([120, 118], fromMinute: 0)
+        h.send(.sensor("dexcom", phase: .ended, age: .seconds(240 * 3600)), atMinute: 10)
+        h.advance(toMinute: 50)
+        // A new sensor: two hours of warm-up, the transmitter reporting its state every 5 min.
+        for minute in stride(from: 50.0, through: 165, by: 5) {
+            h.send(.sensor("dexcom", phase: .warmingUp, age: .seconds(Int64((minute - 50) * 60))), atMinute: minute)
+        }
+        h.send(.sensor("dexcom", phase: .running, age: .seconds(2 * 3600)), atMinute: 170)
+        h.glucose(110, atMinute: 171)
+        h.advance(toMinute: 175)
+        #expect(h.timeline == [
+            "10 sensor-ended:dexcom raised medium", "15 sensor-ended:dexcom escalated",
+            "50 sensor-ended:dexcom cleared", "50 sensor-warmup:dexcom raised low", "170 sensor-warmup:dexcom cleared",
+        ], "no signal loss while the sensor has ended or warms up")
+        #expect(h.patterns == [
+            "0 silent / heartbeat", "10 medium sensor-ended:dexcom / alarm medium", "15 medium! sensor-ended:dexcom / alarm medium",
+            "50 low sensor-warmup:dexcom / alarm low", "50.083333333333336 silent / snoozed", "170 silent / heartbeat",
+        ])
+        #expect(h.firstBurst(atMinute: 10) == (H.mediumBurst, "on+0 off+700 on+1750 off+2450 on+3500"))
+        // Warm-up is one chirp, then quiet: a normal sensor change must not wake the house. The
+        // chirp waits 400 ms for the ended alarm's pulse to finish and its gap to pass.
+        #expect(h.firstBurst(atMinute: 50).buzzer == "on+400 off+600")
+    }
+}
