@@ -8,6 +8,10 @@ import PackageDescription
 // CI (scripts/test) builds with warnings as errors; a developer's quick build keeps them warnings.
 let warningsAreErrors = Context.environment["VIGIL_WARNINGS_AS_ERRORS"] == "1"
 let strict: [SwiftSetting] = warningsAreErrors ? [.treatAllWarnings(as: .error)] : []
+// Release builds optimise for size everywhere but the decoding hot path (Wire, Bluetooth, HCI):
+// resident memory follows the size of the code, and advertising reports must still decode at
+// 5 M/s (scripts/release explains both figures).
+let small: [SwiftSetting] = strict + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
 
 let package = Package(
     name: "vigil",
@@ -31,10 +35,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            swiftSettings: strict),
-        .target(name: "Host", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks"], swiftSettings: strict),
-        .target(name: "Readings", dependencies: ["Clocks"], swiftSettings: strict),
-        .target(name: "Alarms", dependencies: ["Readings", "Clocks"], swiftSettings: strict),
+            swiftSettings: small),
+        .target(name: "Host", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks"], swiftSettings: small),
+        .target(name: "Readings", dependencies: ["Clocks"], swiftSettings: small),
+        .target(name: "Alarms", dependencies: ["Readings", "Clocks"], swiftSettings: small),
         .target(
             name: "Transmitters",
             dependencies: [
@@ -43,27 +47,27 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            swiftSettings: strict),
-        .target(name: "Simulator", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
+            swiftSettings: small),
+        .target(name: "Simulator", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks", "Transmitters", "Readings"], swiftSettings: small),
         .target(
             name: "App",
             dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Host", "Readings", "Transmitters", "Clocks", "Simulator", "Alarms"],
-            swiftSettings: strict),
+            swiftSettings: small),
         .target(name: "CPlatform", cSettings: warningsAreErrors ? [.unsafeFlags(["-Wall", "-Werror"])] : [.unsafeFlags(["-Wall"])]),
         // libgpiod v1 from the system (libgpiod-dev; scripts/install-deps installs it).
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
-        .target(name: "Platform", dependencies: ["CPlatform", "CGPIOD", "Clocks"], swiftSettings: strict),
+        .target(name: "Platform", dependencies: ["CPlatform", "CGPIOD", "Clocks"], swiftSettings: small),
         // SQLite 3 from the system (libsqlite3-dev; scripts/install-deps installs it).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The rolling history: readings, alarm events, calibrations and devices in SQLite (issue 5).
-        .target(name: "History", dependencies: ["CSQLite", "Readings", "Alarms", "Clocks", "Platform"], swiftSettings: strict),
+        .target(name: "History", dependencies: ["CSQLite", "Readings", "Alarms", "Clocks", "Platform"], swiftSettings: small),
         .executableTarget(
             name: "vigil",
             dependencies: [
                 "App", "Platform", "HCI", "Host", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings", "Simulator", "Alarms", "History",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: strict),
+            swiftSettings: small),
         .executableTarget(
             name: "vigil-bench",
             dependencies: ["Wire", "Bluetooth", "HCI", "Host", "App", "Platform", "Clocks", "Simulator", "Alarms", "Transmitters", "Readings", "History"],

@@ -262,12 +262,16 @@ int vigil_name_this_thread(const char *name) {
 extern char __executable_start[];
 extern char etext[];
 
-int vigil_keep_code_in_small_pages(void) {
-    if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0) return -1;
+int vigil_drop_code_mappings(void) {
     long page = sysconf(_SC_PAGESIZE);
     uintptr_t start = (uintptr_t)__executable_start & ~(uintptr_t)(page - 1);
     uintptr_t end = ((uintptr_t)etext + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
     // Code pages are clean file pages: dropping their mappings loses nothing, and the next
-    // instruction fetch maps each page again, now in small pages.
+    // instruction fetch maps each page again from the page cache.
     return madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+int vigil_keep_code_in_small_pages(void) {
+    if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0) return -1;
+    return vigil_drop_code_mappings();
 }

@@ -16,4 +16,11 @@ public enum CodePages {
             throw .fromErrno("prctl(PR_SET_THP_DISABLE) and madvise(code, MADV_DONTNEED)")
         }
     }
+
+    /// Drops the mappings of code that ran at start-up (see `vigil_drop_code_mappings`): what
+    /// the appliance runs next is mapped again from the page cache, on use. Nothing is lost:
+    /// code pages are clean. Failure changes nothing but the figure, so it is only reported.
+    public static func dropStartupCode() throws(PlatformError) {
+        guard vigil_drop_code_mappings() == 0 else { throw .fromErrno("madvise(code, MADV_DONTNEED)") }
+    }
 }

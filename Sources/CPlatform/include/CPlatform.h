@@ -109,6 +109,12 @@ int vigil_raise_in_this_thread(int signal);
 /// against 9.3 MB measured for the same binary (issue 2). 0 on success, -1 with errno.
 int vigil_keep_code_in_small_pages(void);
 
+/// Drops the mappings of this executable's code (madvise MADV_DONTNEED over its text): pages
+/// come back from the page cache as they are next run. Called once start-up is over, so that
+/// resident memory counts the code the appliance runs, not argument parsing, configuration,
+/// board profiles and controller bring-up, which never run again. 0 or -1 with errno.
+int vigil_drop_code_mappings(void);
+
 int vigil_cpu_time(int64_t *user_microseconds, int64_t *system_microseconds);
 
 /// pthread_setname_np(pthread_self(), name) (a GNU extension the Swift Glibc module does not

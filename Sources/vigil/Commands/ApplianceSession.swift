@@ -32,6 +32,7 @@ struct ApplianceSession: HostSession {
     private var savedAlarmState: AlarmEngine.State?
     private var nextClockCheck: MonotonicInstant?
     private var lastStatus = ""
+    private var startupCodeDropped = false
     /// The face's time never goes back: a button edge stamped by the kernel a moment before
     /// the face last ran is fed at that later time.
     private var faceTime: MonotonicInstant?
@@ -52,6 +53,12 @@ struct ApplianceSession: HostSession {
     mutating func controllerReady(host: inout Host, at now: MonotonicInstant) {
         appliance.controllerReady(host: &host, at: now)
         report()
+        if !startupCodeDropped {
+            // Start-up is over: argument parsing, configuration, board profiles and bring-up
+            // never run again; their code pages need not stay mapped (see CodePages).
+            startupCodeDropped = true
+            do { try CodePages.dropStartupCode() } catch { logger.log(.info, "\(error)") }
+        }
     }
 
     mutating func handle(_ event: Host.Event, host: inout Host, at now: MonotonicInstant) {
