@@ -1,0 +1,176 @@
+import Clocks
+import Readings
+
+/// The appliance side of the serial export protocol (issue 5), sans-IO: the shell feeds it the
+/// bytes read from the tty (`/dev/ttyGS0`, a USB-serial adapter) and writes what `nextOutput`
+/// returns. Read-only: no command changes anything.
+///
+/// ## The protocol
+/// Requests are lines (see `SerialCommand`), ended by CR, LF or CRLF, at most
+/// `maximumLineLength` bytes. Every request gets exactly one answer, in order:
+///
+///     ERR <reason>CRLF                    one line: unknown command, bad argument, line too long
+///
+///     OK <what>CRLF                       e.g. "OK export csv", "OK report svg 14 days", "OK help"
+///     <body, any bytes, dot-stuffed>      a body line starting with "." is sent as ".."
+///     .CRLF                               end: the body is complete
+///     .ERR <reason>CRLF                   or: the body was cut short (history read failed)
+///
+/// So a client knows where an export ends without knowing its length first (a year is streamed,
+/// never measured): after `OK`, it reads lines until one that is `.` or starts with `.` but not
+/// `..`; it removes one leading `.` from the others. Body bytes, line endings included
+/// (CSV's CRLF, JSON's LF), arrive unchanged. `SerialResponseParser` is that client.
+///
+/// ## Streaming and disconnects
+/// `nextOutput` produces at most one page of readings per call, asking the source for it only
+/// then; the shell calls it again when the tty can take more. A disconnect needs no handling:
+/// the shell drops the session, and nothing is pending anywhere. Commands that arrive during
+/// an export wait their turn (at most `maximumQueuedCommands`; more are answered `ERR busy`).
+public struct SerialExportSession {
+    public struct Configuration: Equatable, Sendable {
+        /// The longest request line, in bytes, without its line ending.
+        public var maximumLineLength: Int
+        /// Local time for export timestamps, arguments without an offset, and report days.
+        public var utcOffset: Duration
+        /// Readings asked of the source per `nextOutput` call.
+        public var pageSize: Int
+        /// `REPORT` without a number of days.
+        public var defaultReportDays: Int
+        public var maximumQueuedCommands: Int
+
+        public init(maximumLineLength: Int = 256, utcOffset: Duration = .zero, pageSize: Int = 1000,
+                    defaultReportDays: Int = 14, maximumQueuedCommands: Int = 8) {
+            self.maximumLineLength = maximumLineLength
+            self.utcOffset = utcOffset
+            self.pageSize = pageSize
+            self.defaultReportDays = defaultReportDays
+            self.maximumQueuedCommands = maximumQueuedCommands
+        }
+    }
+
+    public let configuration: Configuration
+    private var reader: SerialLineReader
+    private var queue: [Pending] = []
+    private var answer: Answer?
+
+    private enum Pending {
+        case command(SerialCommand, wallNow: WallClockTime)
+        case error(String)
+    }
+
+    /// The answer being streamed.
+    private enum Answer {
+        case exporting(any Exporter, ExportFilter, after: ReadingCursor?, SerialBodyFramer)
+        case gatheringReport(SerialCommand.ReportFormat, days: Int, end: WallClockTime, [RecordedReading], after: ReadingCursor?, SerialBodyFramer)
+    }
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        reader = SerialLineReader(maximumLength: configuration.maximumLineLength)
+    }
+
+    /// Bytes read from the tty. `wallNow` is the wall clock when they arrived: it ends the
+    /// period of a `REPORT` among them.
+    public mutating func receive(_ bytes: [UInt8], wallNow: WallClockTime) {
+        for line in reader.receive(bytes) {
+            let pending: Pending
+            switch line {
+            case .tooLong:
+                pending = .error("line too long (at most \(configuration.maximumLineLength) bytes)")
+            case let .line(text):
+                do {
+                    pending = .command(try SerialCommand(parsing: text, utcOffset: configuration.utcOffset,
+                                                         defaultReportDays: configuration.defaultReportDays), wallNow: wallNow)
+                } catch {
+                    pending = .error(error.description)
+                }
+            }
+            if queue.count < configuration.maximumQueuedCommands {
+                queue.append(pending)
+            } else if queue.count == configuration.maximumQueuedCommands {
+                // One slot past the limit holds the single "busy" answer; further lines vanish.
+                queue.append(.error("busy: too many commands waiting, later ones dropped"))
+            }
+        }
+    }
+
+    /// True when `nextOutput` has something to write: the shell polls the tty for writing only then.
+    public var hasOutput: Bool { answer != nil || !queue.isEmpty }
+
+    /// The next bytes to write: a whole short answer, or the next piece of a streamed one (at
+    /// most one page of readings). Empty when there is nothing to say.
+    public mutating func nextOutput<Source: SerialExportSource>(from source: inout Source) -> [UInt8] {
+        if let answer {
+            return continueAnswer(answer, from: &source)
+        }
+        guard !queue.isEmpty else { return [] }
+        switch queue.removeFirst() {
+        case let .error(reason):
+            return Self.line("ERR " + reason)
+        case .command(.help, _):
+            return Self.listing("OK help", SerialCommand.helpLines)
+        case .command(.status, _):
+            do {
+                return Self.listing("OK status", try source.statusLines())
+            } catch {
+                return Self.line("ERR status unavailable: \(error)")
+            }
+        case let .command(.export(format, filter), _):
+            var exporter = format.makeExporter(utcOffset: configuration.utcOffset)
+            var framer = SerialBodyFramer()
+            let out = Self.line("OK export \(format.rawValue)") + framer.stuff(exporter.header())
+            answer = .exporting(exporter, filter, after: nil, framer)
+            return out
+        case let .command(.report(format, days), wallNow):
+            answer = .gatheringReport(format, days: days, end: wallNow, [], after: nil, SerialBodyFramer())
+            return Self.line("OK report \(format.rawValue) \(days) days")
+        }
+    }
+
+    private mutating func continueAnswer<Source: SerialExportSource>(_ current: Answer, from source: inout Source) -> [UInt8] {
+        switch current {
+        case .exporting(var exporter, let filter, let cursor, var framer):
+            let page: ReadingPage
+            do {
+                page = try source.page(matching: filter, after: cursor, limit: configuration.pageSize)
+            } catch {
+                answer = nil
+                return framer.end(error: "history read failed: \(error)")
+            }
+            var body: [UInt8] = []
+            for reading in page.readings { body += exporter.encode(reading) }
+            guard let next = page.next else {
+                body += exporter.footer()
+                answer = nil
+                return framer.stuff(body) + framer.end()
+            }
+            let out = framer.stuff(body)
+            answer = .exporting(exporter, filter, after: next, framer)
+            return out
+        case .gatheringReport(let format, let days, let end, var readings, let cursor, var framer):
+            let filter = ExportFilter(since: end - .seconds(Int64(days) * 86_400), until: end, kind: .glucose)
+            do {
+                let page = try source.page(matching: filter, after: cursor, limit: configuration.pageSize)
+                readings += page.readings
+                if let next = page.next {
+                    answer = .gatheringReport(format, days: days, end: end, readings, after: next, framer)
+                    return []
+                }
+            } catch {
+                answer = nil
+                return framer.end(error: "history read failed: \(error)")
+            }
+            answer = nil
+            let report = GlucoseReport(readings: readings, end: end, days: days, utcOffset: configuration.utcOffset)
+            let text = format == .svg ? ReportRenderer.svg(report) : ReportRenderer.html(report)
+            return framer.stuff(Array(text.utf8)) + framer.end()
+        }
+    }
+
+    static func line(_ text: String) -> [UInt8] { Array((text + "\r\n").utf8) }
+
+    static func listing(_ status: String, _ lines: [String]) -> [UInt8] {
+        var framer = SerialBodyFramer()
+        return line(status) + framer.stuff(Array(lines.map { $0 + "\r\n" }.joined().utf8)) + framer.end()
+    }
+}

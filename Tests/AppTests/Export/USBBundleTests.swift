@@ -1,0 +1,27 @@
+import Clocks
+import Testing
+@testable import App
+
+@Suite struct USBBundleTests {
+    @Test func namesTheFolderByLocalDateAndTimeWithoutColons() {
+        let bundle = USBBundle(now: ExportFixtures.t0, utcOffset: .seconds(3600))  // 07:05 local
+        #expect(bundle.folder == "vigil-2026-11-22-0705")
+        #expect(bundle.temporaryFolder == ".vigil-2026-11-22-0705.partial")
+        #expect(bundle.folder(attempt: 1) == "vigil-2026-11-22-0705")
+        #expect(bundle.folder(attempt: 2) == "vigil-2026-11-22-0705-2")
+        #expect(!bundle.folder.contains(":") && bundle.files.allSatisfy { !$0.name.contains(":") && !$0.name.contains("/") })
+    }
+
+    @Test func holdsCSVNightscoutTheReportAndAReadme() throws {
+        let bundle = USBBundle(now: ExportFixtures.t0, utcOffset: .zero, reportDays: 28)
+        #expect(bundle.files.map(\.name) == ["readings.csv", "nightscout-entries.json", "report.svg", "report.html", "README.txt"])
+        #expect(bundle.files[0].content == .export(.csv, .all))
+        #expect(bundle.files[1].content == .export(.nightscout, .all))
+        #expect(bundle.files[2].content == .report(.svg, days: 28))
+        #expect(bundle.files[3].content == .report(.html, days: 28))
+        guard case let .text(readme) = bundle.files[4].content else { Issue.record("README is not text"); return }
+        #expect(readme.hasPrefix("Vigil export, made 2026-11-22T06:05:00+00:00\r\n"))
+        #expect(readme.contains("the last 28 days"))
+        #expect(readme.contains(ReportRenderer.disclaimer))
+    }
+}
