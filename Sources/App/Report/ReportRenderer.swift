@@ -131,6 +131,9 @@ public enum ReportRenderer {
         for hour in stride(from: 0, through: 24, by: 3) {
             let hx = x(Double(hour * 60))
             s.raw(##"<line x1="\##(f(hx))" y1="\##(f(bottom))" x2="\##(f(hx))" y2="\##(f(bottom + 5))" stroke="#666"/>"##)
+            if hour > 0 && hour < 24 {
+                s.raw(##"<line x1="\##(f(hx))" y1="\##(f(top))" x2="\##(f(hx))" y2="\##(f(bottom))" stroke="#e5e5e5"/>"##)
+            }
             s.text("\(ISO8601.pad(Int64(hour), 2)):00", x: hx, y: bottom + 19, size: 11, extra: ##"text-anchor="middle" fill="#444""##)
         }
         let half = Double(report.profile.binMinutes) / 2
@@ -181,6 +184,9 @@ public enum ReportRenderer {
             s.text(day.date, x: cx + 2, y: cy + 11, size: 10, extra: ##"fill="#333""##)
             s.raw(##"<rect x="\##(f(cx))" y="\##(f(cy + plotTop))" width="\##(f(cellWidth))" height="\##(f(plotHeight))" fill="#fafafa" stroke="#bbb"/>"##)
             s.raw(##"<rect x="\##(f(cx))" y="\##(f(y(180)))" width="\##(f(cellWidth))" height="\##(f(y(70) - y(180)))" fill="#2ec27e" fill-opacity="0.15"/>"##)
+            for hour in [6.0, 12, 18] {  // faint quarter-day marks, so a dip can be placed in the day
+                s.raw(##"<line x1="\##(f(x(hour * 60)))" y1="\##(f(cy + plotTop))" x2="\##(f(x(hour * 60)))" y2="\##(f(cy + dailyCellHeight))" stroke="#ddd"/>"##)
+            }
             for segment in day.segments {
                 let points = segment.map { "\(f(x($0.minuteOfDay))),\(f(y($0.milligramsPerDeciliter)))" }
                 if points.count == 1 {

@@ -68,6 +68,17 @@ enum TwoWeeks {
         #expect(report.daily.allSatisfy { svg.contains(">\($0.date)</text>") })
     }
 
+    @Test func aTimeOfDayWithoutReadingsBreaksTheBands() {
+        // Readings only 00:00–02:00 and 12:00–14:00 local: two runs, each with two bands and a median.
+        let kept = TwoWeeks.readings.filter {
+            let minute = LocalDay.minuteOfDay($0.wallTime, utcOffset: .seconds(3600))
+            return minute < 120 || (720..<840).contains(minute)
+        }
+        let svg = ReportRenderer.svg(GlucoseReport(readings: kept, end: TwoWeeks.end, days: 14, utcOffset: .seconds(3600)))
+        #expect(svg.ranges(of: "<polygon").count == 4)
+        #expect(svg.ranges(of: ##"stroke-width="2.5" stroke-linejoin="round""##).count == 2)
+    }
+
     @Test func anEmptyReportSaysNoData() {
         let empty = GlucoseReport(readings: [], end: TwoWeeks.end, utcOffset: .zero)
         let svg = ReportRenderer.svg(empty)
