@@ -7,60 +7,80 @@ import Readings
 /// Units: glucose in mg/dL (stored that way; Nightscout's unit), heart rate in bpm, RR intervals
 /// in milliseconds (exact: 1/1024 s is a terminating decimal), energy in kJ, temperature in °C,
 /// humidity and battery in %.
-struct ExportValue: Equatable {
-    /// The value as text: one number, or RR intervals joined by spaces (oldest first).
-    var text: String
-    /// The same value for JSON: a number, or an array of numbers for RR intervals.
-    var json: JSON
-    var unit: String
-    /// Nightscout direction for glucose; empty when the transmitter sent none.
-    var trend: String?
-    /// Heart rate only: the skin-contact status, so "no contact" rates are not mistaken for real.
-    var contact: String?
+struct ExportValue {
+    var value: Reading.Value
 
-    init(_ value: Reading.Value) {
+    init(_ value: Reading.Value) { self.value = value }
+
+    var unit: String {
         switch value {
-        case let .heartRate(bpm, contact):
-            self.init(number: Double(bpm.value), unit: "bpm")
-            self.contact = switch contact {
-            case .notReported: "not-reported"
-            case .notDetected: "not-detected"
-            case .detected: "detected"
-            }
-        case let .rrIntervals(intervals):
-            self.init(text: intervals.map { Self.format($0.milliseconds) }.joined(separator: " "),
-                      json: .array(intervals.map { .double($0.milliseconds) }), unit: "ms")
-        case let .energyExpended(energy):
-            self.init(number: Double(energy.kilojoules), unit: "kJ")
-        case let .glucose(concentration, trend):
-            self.init(number: concentration.milligramsPerDeciliter, unit: "mg/dL")
-            self.trend = trend?.nightscoutName
-        case let .meterGlucose(concentration):
-            self.init(number: concentration.milligramsPerDeciliter, unit: "mg/dL")
-        case let .humidity(level):
-            self.init(number: Double(level.value), unit: "%")
-        case let .temperature(temperature):
-            self.init(number: temperature.degreesCelsius, unit: "°C")
-        case let .battery(level):
-            self.init(number: Double(level.value), unit: "%")
+        case .heartRate: "bpm"
+        case .rrIntervals: "ms"
+        case .energyExpended: "kJ"
+        case .glucose, .meterGlucose: "mg/dL"
+        case .humidity, .battery: "%"
+        case .temperature: "°C"
         }
     }
 
-    private init(number: Double, unit: String) {
-        self.init(text: Self.format(number), json: .double(number), unit: unit)
+    /// Nightscout direction for glucose; nil when the transmitter sent none.
+    var trend: String? {
+        guard case let .glucose(_, trend?) = value else { return nil }
+        return trend.nightscoutName
     }
 
-    private init(text: String, json: JSON, unit: String) {
-        self.text = text
-        self.json = json
-        self.unit = unit
+    /// Heart rate only: the skin-contact status, so "no contact" rates are not mistaken for real.
+    var contact: String? {
+        guard case let .heartRate(_, contact) = value else { return nil }
+        return switch contact {
+        case .notReported: "not-reported"
+        case .notDetected: "not-detected"
+        case .detected: "detected"
+        }
     }
 
-    /// Integral values without a fraction (`120`, not `120.0`), others in Swift's shortest
-    /// round-tripping form, matching what `JSON` writes for the same number.
-    static func format(_ number: Double) -> String {
-        guard number.isFinite else { return "" }
-        if number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
-        return "\(number)"
+    /// The single number, or nil for RR intervals (several).
+    var number: Double? {
+        switch value {
+        case let .heartRate(bpm, _): Double(bpm.value)
+        case .rrIntervals: nil
+        case let .energyExpended(energy): Double(energy.kilojoules)
+        case let .glucose(concentration, _), let .meterGlucose(concentration): concentration.milligramsPerDeciliter
+        case let .humidity(level), let .battery(level): Double(level.value)
+        case let .temperature(temperature): temperature.degreesCelsius
+        }
+    }
+
+    /// The value as CSV text: one number, or RR intervals joined by spaces (oldest first).
+    func writeText(into writer: inout ExportWriter) {
+        if let number {
+            writer.write(number: number)
+        } else if case let .rrIntervals(intervals) = value {
+            for (i, interval) in intervals.enumerated() {
+                if i > 0 { writer.write(byte: 0x20) }
+                writer.write(number: interval.milliseconds)
+            }
+        }
+    }
+
+    /// The value as JSON: a number (null if not finite), or an array of numbers for RR intervals.
+    func writeJSON(into writer: inout ExportWriter) {
+        if let number {
+            if number.isFinite { writer.write(number: number) } else { writer.write("null") }
+        } else if case let .rrIntervals(intervals) = value {
+            writer.write(byte: 0x5B)
+            for (i, interval) in intervals.enumerated() {
+                if i > 0 { writer.write(byte: 0x2C) }
+                writer.write(number: interval.milliseconds)
+            }
+            writer.write(byte: 0x5D)
+        }
+    }
+
+    /// The CSV text as a string (tests, and callers outside the hot path).
+    var text: String {
+        var writer = ExportWriter(capacity: 16)
+        writeText(into: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 }

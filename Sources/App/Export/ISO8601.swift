@@ -26,19 +26,13 @@ public enum ISO8601 {
     /// written only when not zero (`07:05:00.250+01:00`), so whole-second readings stay short.
     /// The offset is written to the minute (`Z` is never used, so every line has the same shape).
     public static func string(_ time: WallClockTime, utcOffset: Duration, alwaysMilliseconds: Bool = false) -> String {
-        let offsetMinutes = utcOffset.nanosecondsClamped / 60_000_000_000
-        let local = time.microsecondsSinceEpoch + offsetMinutes * 60_000_000
-        let seconds = floorDivide(local, 1_000_000)
-        let milliseconds = (local - seconds * 1_000_000) / 1000
-        let days = floorDivide(seconds, 86_400)
-        let secondOfDay = seconds - days * 86_400
-        let (y, m, d) = WallClockTime.civil(fromDays: days)
-        var out = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-        if alwaysMilliseconds || milliseconds != 0 { out += ".\(pad(milliseconds, 3))" }
-        out += offsetMinutes < 0 ? "-" : "+"
-        out += "\(pad(abs(offsetMinutes) / 60, 2)):\(pad(abs(offsetMinutes) % 60, 2))"
-        return out
+        var writer = ExportWriter(capacity: 32)
+        writer.write(time: time, offsetMinutes: offsetMinutes(utcOffset), alwaysMilliseconds: alwaysMilliseconds)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
+
+    /// The offset in whole minutes (ISO 8601 offsets have no seconds), toward zero.
+    static func offsetMinutes(_ utcOffset: Duration) -> Int64 { utcOffset.nanosecondsClamped / 60_000_000_000 }
 
     /// The local calendar date of `time` at `utcOffset`, e.g. `2026-11-22` (bundle folder names,
     /// report day labels).

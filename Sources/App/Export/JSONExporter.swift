@@ -16,9 +16,11 @@ public struct JSONExporter: Exporter {
     }
 
     public mutating func encode(_ reading: RecordedReading) -> [UInt8] {
-        let separator = wroteElement ? ",\n" : "\n"
+        var writer = ExportWriter()
+        writer.write(wroteElement ? ",\n" : "\n")
         wroteElement = true
-        return Array((separator + reading.exportJSON(utcOffset: utcOffset).rendered).utf8)
+        reading.writeExportJSON(into: &writer, offsetMinutes: ISO8601.offsetMinutes(utcOffset))
+        return writer.bytes
     }
 
     public mutating func footer() -> [UInt8] { Array((wroteElement ? "\n]\n" : "]\n").utf8) }

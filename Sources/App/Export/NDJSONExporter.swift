@@ -12,7 +12,10 @@ public struct NDJSONExporter: Exporter {
     public func header() -> [UInt8] { [] }
 
     public func encode(_ reading: RecordedReading) -> [UInt8] {
-        Array((reading.exportJSON(utcOffset: utcOffset).rendered + "\n").utf8)
+        var writer = ExportWriter()
+        reading.writeExportJSON(into: &writer, offsetMinutes: ISO8601.offsetMinutes(utcOffset))
+        writer.write(byte: 0x0A)
+        return writer.bytes
     }
 
     public func footer() -> [UInt8] { [] }

@@ -30,35 +30,50 @@ public struct NightscoutExporter: Exporter {
     }
 
     public mutating func encode(_ reading: RecordedReading) -> [UInt8] {
-        guard let entry = entry(for: reading) else { return [] }
-        let separator = wroteElement ? ",\n" : "\n"
+        guard reading.kind == .glucose || reading.kind == .meterGlucose else { return [] }
+        var writer = ExportWriter()
+        writer.write(wroteElement ? ",\n" : "\n")
         wroteElement = true
-        return Array((separator + entry.rendered).utf8)
+        writeEntry(reading, into: &writer)
+        return writer.bytes
     }
 
     public mutating func footer() -> [UInt8] { Array((wroteElement ? "\n]\n" : "]\n").utf8) }
 
-    /// The entry for one reading, or nil for kinds Nightscout entries cannot hold.
-    public func entry(for reading: RecordedReading) -> JSON? {
-        let type: String, valueField: (String, JSON), direction: TrendDirection?
+    /// The entry for one reading as JSON text, or nil for kinds Nightscout entries cannot hold.
+    public func entry(for reading: RecordedReading) -> String? {
+        guard reading.kind == .glucose || reading.kind == .meterGlucose else { return nil }
+        var writer = ExportWriter()
+        writeEntry(reading, into: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    private func writeEntry(_ reading: RecordedReading, into w: inout ExportWriter) {
+        let offsetMinutes = ISO8601.offsetMinutes(utcOffset)
+        var direction: TrendDirection?
         switch reading.value {
         case let .glucose(concentration, trend):
-            type = "sgv"
-            valueField = ("sgv", .int(Int64(max(Self.lowestGlucoseSGV, concentration.roundedMilligramsPerDeciliter))))
+            w.write(#"{"type":"sgv","sgv":"#)
+            w.write(int: Int64(max(Self.lowestGlucoseSGV, concentration.roundedMilligramsPerDeciliter)))
             direction = trend ?? TrendDirection.none
         case let .meterGlucose(concentration):
-            type = "mbg"
-            valueField = ("mbg", .int(Int64(concentration.roundedMilligramsPerDeciliter)))
-            direction = nil
+            w.write(#"{"type":"mbg","mbg":"#)
+            w.write(int: Int64(concentration.roundedMilligramsPerDeciliter))
         default:
-            return nil
+            return
         }
-        var members: [(String, JSON)] = [("type", .string(type)), valueField,
-            ("date", .int(reading.wallTime.millisecondsSinceEpoch)),
-            ("dateString", .string(ISO8601.string(reading.wallTime, utcOffset: utcOffset, alwaysMilliseconds: true)))]
-        if let direction { members.append(("direction", .string(direction.nightscoutName))) }
-        members.append(("device", .string("vigil-\(reading.device.rawValue)")))
-        members.append(("utcOffset", .int(utcOffset.nanosecondsClamped / 60_000_000_000)))
-        return .object(members)
+        w.write(#","date":"#)
+        w.write(int: reading.wallTime.millisecondsSinceEpoch)
+        w.write(#","dateString":""#)
+        w.write(time: reading.wallTime, offsetMinutes: offsetMinutes, alwaysMilliseconds: true)
+        if let direction {
+            w.write(#"","direction":""#)
+            w.write(direction.nightscoutName)
+        }
+        w.write(#"","device":"#)
+        w.write(jsonString: "vigil-" + reading.device.rawValue)
+        w.write(#","utcOffset":"#)
+        w.write(int: offsetMinutes)
+        w.write(byte: 0x7D)
     }
 }

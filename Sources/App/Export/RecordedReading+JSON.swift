@@ -6,18 +6,40 @@ extension RecordedReading {
     /// CSV columns (`device, kind, value, unit, trend, time, sensor_time, origin`), plus `date`
     /// (epoch milliseconds, for programs that would rather not parse dates) and, for heart rate,
     /// `contact`. Absent optional values are left out rather than written as null.
-    public func exportJSON(utcOffset: Duration) -> JSON {
+    public func exportJSON(utcOffset: Duration) -> String {
+        var writer = ExportWriter()
+        writeExportJSON(into: &writer, offsetMinutes: ISO8601.offsetMinutes(utcOffset))
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    func writeExportJSON(into w: inout ExportWriter, offsetMinutes: Int64) {
         let value = ExportValue(self.value)
-        var members: [(String, JSON)] = [
-            ("device", .string(device.rawValue)), ("kind", .string(kind.rawValue)),
-            ("value", value.json), ("unit", .string(value.unit)),
-        ]
-        if let trend = value.trend { members.append(("trend", .string(trend))) }
-        if let contact = value.contact { members.append(("contact", .string(contact))) }
-        members.append(("time", .string(ISO8601.string(wallTime, utcOffset: utcOffset))))
-        members.append(("date", .int(wallTime.millisecondsSinceEpoch)))
-        if let sensorTime { members.append(("sensor_time", .int(sensorTime))) }
-        members.append(("origin", .string(origin.rawValue)))
-        return .object(members)
+        w.write("{\"device\":")
+        w.write(jsonString: device.rawValue)
+        w.write(",\"kind\":\"")
+        w.write(kind.rawValue)  // fixed names: nothing to escape
+        w.write("\",\"value\":")
+        value.writeJSON(into: &w)
+        w.write(",\"unit\":\"")
+        w.write(value.unit)
+        if let trend = value.trend {
+            w.write("\",\"trend\":\"")
+            w.write(trend)
+        }
+        if let contact = value.contact {
+            w.write("\",\"contact\":\"")
+            w.write(contact)
+        }
+        w.write("\",\"time\":\"")
+        w.write(time: wallTime, offsetMinutes: offsetMinutes, alwaysMilliseconds: false)
+        w.write("\",\"date\":")
+        w.write(int: wallTime.millisecondsSinceEpoch)
+        if let sensorTime {
+            w.write(",\"sensor_time\":")
+            w.write(int: sensorTime)
+        }
+        w.write(",\"origin\":\"")
+        w.write(origin.rawValue)
+        w.write("\"}")
     }
 }

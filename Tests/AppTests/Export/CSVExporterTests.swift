@@ -44,7 +44,8 @@ enum ExportFixtures {
         (ExportFixtures.humidity, "fridge,humidity,55,%,,2026-11-22T07:13:00+01:00,,live\r\n"),
     ])
     func encodesEveryKind(_ reading: RecordedReading, _ line: String) {
-        #expect(ExportFixtures.text(CSVExporter(utcOffset: .seconds(3600)).encode(reading)) == line)
+        var exporter = CSVExporter(utcOffset: .seconds(3600))
+        #expect(ExportFixtures.text(exporter.encode(reading)) == line)
     }
 
     @Test(arguments: [
@@ -58,7 +59,18 @@ enum ExportFixtures {
     @Test func quotesAnAwkwardDeviceName() {
         var reading = ExportFixtures.battery
         reading.device = "bed, \"left\""
-        #expect(ExportFixtures.text(CSVExporter(utcOffset: .zero).encode(reading)) == "\"bed, \"\"left\"\"\",battery,80,%,,2026-11-22T06:11:00+00:00,,live\r\n")
+        var exporter = CSVExporter(utcOffset: .zero)
+        #expect(ExportFixtures.text(exporter.encode(reading)) == "\"bed, \"\"left\"\"\",battery,80,%,,2026-11-22T06:11:00+00:00,,live\r\n")
+    }
+
+    @Test func theCachedDeviceFieldFollowsTheDevice() {
+        var exporter = CSVExporter(utcOffset: .zero)
+        var odd = ExportFixtures.battery
+        odd.device = "a,b"
+        let devices = [odd, ExportFixtures.battery, odd, ExportFixtures.heart].map {
+            ExportFixtures.text(exporter.encode($0)).split(separator: ",").first.map(String.init) ?? ""
+        }
+        #expect(devices == ["\"a", "dexcom", "\"a", "hr1"])
     }
 
     @Test func wholeExportIsHeaderThenOneLinePerReading() {

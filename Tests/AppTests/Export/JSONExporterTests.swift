@@ -29,12 +29,12 @@ import Testing
     }
 
     @Test func rrIntervalsAreAnArrayOfMilliseconds() {
-        let json = ExportFixtures.rr.exportJSON(utcOffset: .zero).rendered
+        let json = ExportFixtures.rr.exportJSON(utcOffset: .zero)
         #expect(json == #"{"device":"hr1","kind":"rr-intervals","value":[812.5,976.5625],"unit":"ms","time":"2026-11-22T06:09:00+00:00","date":1795327740000,"origin":"live"}"#)
     }
 
     @Test func backfillWithoutTrendLeavesTheTrendOut() {
-        let json = ExportFixtures.glucoseNoTrend.exportJSON(utcOffset: .zero).rendered
+        let json = ExportFixtures.glucoseNoTrend.exportJSON(utcOffset: .zero)
         #expect(json == #"{"device":"libre","kind":"glucose","value":97.6,"unit":"mg/dL","time":"2026-11-22T06:06:00+00:00","date":1795327560000,"origin":"backfill"}"#)
     }
 }

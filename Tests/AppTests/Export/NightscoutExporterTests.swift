@@ -8,17 +8,17 @@ import Testing
 
     @Test func sensorGlucoseIsAnSGVEntry() {
         // Field names and vocabulary from alarms-and-formats.md "Nightscout entries" (API v1 Entry).
-        #expect(exporter.entry(for: ExportFixtures.glucose)?.rendered
+        #expect(exporter.entry(for: ExportFixtures.glucose)
             == #"{"type":"sgv","sgv":120,"date":1795327500000,"dateString":"2026-11-22T07:05:00.000+01:00","direction":"FortyFiveDown","device":"vigil-dexcom","utcOffset":60}"#)
     }
 
     @Test func noTrendIsNONEAndSGVIsRoundedToAnInteger() {
-        #expect(exporter.entry(for: ExportFixtures.glucoseNoTrend)?.rendered
+        #expect(exporter.entry(for: ExportFixtures.glucoseNoTrend)
             == #"{"type":"sgv","sgv":98,"date":1795327560000,"dateString":"2026-11-22T07:06:00.000+01:00","direction":"NONE","device":"vigil-libre","utcOffset":60}"#)
     }
 
     @Test func meterGlucoseIsAnMBGEntryWithoutDirection() {
-        #expect(exporter.entry(for: ExportFixtures.meter)?.rendered
+        #expect(exporter.entry(for: ExportFixtures.meter)
             == #"{"type":"mbg","mbg":104,"date":1795327620000,"dateString":"2026-11-22T07:07:00.000+01:00","device":"vigil-meter","utcOffset":60}"#)
     }
 
@@ -31,14 +31,14 @@ import Testing
     func directionIsTheExactNightscoutString(_ trend: TrendDirection, _ name: String) {
         var reading = ExportFixtures.glucose
         reading.value = .glucose(GlucoseConcentration(milligramsPerDeciliter: 100), trend: trend)
-        #expect(exporter.entry(for: reading)?.rendered.contains(#""direction":"\#(name)","#) == true)
+        #expect(exporter.entry(for: reading)?.contains(#""direction":"\#(name)","#) == true)
     }
 
     @Test(arguments: [(20.0, 39), (38.4, 39), (39.0, 39), (39.5, 40), (401, 401)])
     func lowsAreNeverWrittenAsErrorCodes(_ mgdL: Double, _ sgv: Int) {
         var reading = ExportFixtures.glucose
         reading.value = .glucose(GlucoseConcentration(milligramsPerDeciliter: mgdL), trend: .flat)
-        #expect(exporter.entry(for: reading)?.rendered.contains(#""sgv":\#(sgv),"#) == true)
+        #expect(exporter.entry(for: reading)?.contains(#""sgv":\#(sgv),"#) == true)
     }
 
     @Test func otherKindsAreSkippedWithoutBreakingTheArray() {
