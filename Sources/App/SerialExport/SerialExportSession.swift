@@ -98,7 +98,8 @@ public struct SerialExportSession {
     public var hasOutput: Bool { answer != nil || !queue.isEmpty }
 
     /// The next bytes to write: a whole short answer, or the next piece of a streamed one (at
-    /// most one page of readings). Empty when there is nothing to say.
+    /// most one page of readings). May be empty while a report gathers its pages, so the shell
+    /// goes by `hasOutput`, not by an empty result, to know whether to call again.
     public mutating func nextOutput<Source: SerialExportSource>(from source: inout Source) -> [UInt8] {
         if let answer {
             return continueAnswer(answer, from: &source)

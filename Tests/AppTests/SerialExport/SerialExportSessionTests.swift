@@ -89,6 +89,28 @@ extension SerialExportSession {
             + ".\r\n")
     }
 
+    @Test func aLongExportComesInPieceSizedByThePageNotByTheExport() {
+        // 20,000 readings, pages of 100: no single write holds more than a page's rows.
+        let many = (0..<20_000).map { i in
+            RecordedReading(device: "hr1", value: .heartRate(BeatsPerMinute(UInt16(60 + i % 50)), contact: .detected),
+                            wallTime: ExportFixtures.t0 + .seconds(Int64(i)))
+        }
+        var big = ArraySource(readings: many)
+        var s = SerialExportSession(configuration: .init(pageSize: 100))
+        s.receive(Array("EXPORT csv\n".utf8), wallNow: now)
+        var largest = 0, total = 0, writes = 0
+        while s.hasOutput {
+            let chunk = s.nextOutput(from: &big)
+            largest = max(largest, chunk.count)
+            total += chunk.count
+            writes += 1
+        }
+        #expect(big.pagesServed == 200)
+        #expect(writes == 201)  // the OK line with the header, then one write per page
+        #expect(largest <= 100 * 60)  // a heart-rate row is about 55 bytes
+        #expect(total > 20_000 * 50)
+    }
+
     @Test mutating func aFailingReadAbortsTheBodyVisibly() {
         source.failOnPage = 2
         var s = session(pageSize: 4)
