@@ -27,4 +27,23 @@ public struct GlucoseReport: Equatable, Sendable {
         profile = AmbulatoryGlucoseProfile(readings: inPeriod, utcOffset: utcOffset)
         daily = LocalDay.days(of: inPeriod, utcOffset: utcOffset)
     }
+
+    /// The report read from the history a page at a time (only the period's glucose is asked for).
+    public init<Source: ReadingPageSource>(from source: inout Source, end: WallClockTime, days: Int = 14, utcOffset: Duration,
+                                           pageSize: Int = 1000) throws {
+        let filter = Self.filter(end: end, days: days)
+        var readings: [RecordedReading] = []
+        var cursor: ReadingCursor?
+        repeat {
+            let page = try source.page(matching: filter, after: cursor, limit: max(1, pageSize))
+            readings += page.readings
+            cursor = page.next
+        } while cursor != nil
+        self.init(readings: readings, end: end, days: days, utcOffset: utcOffset)
+    }
+
+    /// What a report of `days` ending at `end` reads: sensor glucose in `[end − days × 24 h, end)`.
+    public static func filter(end: WallClockTime, days: Int) -> ExportFilter {
+        ExportFilter(since: end - .seconds(Int64(max(days, 0)) * 86_400), until: end, kind: .glucose)
+    }
 }

@@ -17,12 +17,6 @@ public enum SerialCommand: Equatable, Sendable {
     case export(ExportFormat, ExportFilter)
     case report(ReportFormat, days: Int)
 
-    /// What a `REPORT` renders.
-    public enum ReportFormat: String, Equatable, Sendable, CaseIterable {
-        case svg
-        case html
-    }
-
     /// The longest report a terminal may ask for; the history keeps a year.
     public static let maximumReportDays = 366
 

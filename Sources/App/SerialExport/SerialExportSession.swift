@@ -60,8 +60,8 @@ public struct SerialExportSession {
 
     /// The answer being streamed.
     private enum Answer {
-        case exporting(any Exporter, ExportFilter, after: ReadingCursor?, SerialBodyFramer)
-        case gatheringReport(SerialCommand.ReportFormat, days: Int, end: WallClockTime, [RecordedReading], after: ReadingCursor?, SerialBodyFramer)
+        case exporting(ExportStream, SerialBodyFramer)
+        case gatheringReport(ReportFormat, days: Int, end: WallClockTime, [RecordedReading], after: ReadingCursor?, SerialBodyFramer)
     }
 
     public init(configuration: Configuration = Configuration()) {
@@ -117,11 +117,10 @@ public struct SerialExportSession {
                 return Self.line("ERR status unavailable: \(error)")
             }
         case let .command(.export(format, filter), _):
-            var exporter = format.makeExporter(utcOffset: configuration.utcOffset)
-            var framer = SerialBodyFramer()
-            let out = Self.line("OK export \(format.rawValue)") + framer.stuff(exporter.header())
-            answer = .exporting(exporter, filter, after: nil, framer)
-            return out
+            // Nothing is read yet: the first page waits until the client can take it.
+            answer = .exporting(ExportStream(format: format, filter: filter, utcOffset: configuration.utcOffset, pageSize: configuration.pageSize),
+                                SerialBodyFramer())
+            return Self.line("OK export \(format.rawValue)")
         case let .command(.report(format, days), wallNow):
             answer = .gatheringReport(format, days: days, end: wallNow, [], after: nil, SerialBodyFramer())
             return Self.line("OK report \(format.rawValue) \(days) days")
@@ -130,26 +129,21 @@ public struct SerialExportSession {
 
     private mutating func continueAnswer<Source: SerialExportSource>(_ current: Answer, from source: inout Source) -> [UInt8] {
         switch current {
-        case .exporting(var exporter, let filter, let cursor, var framer):
-            let page: ReadingPage
+        case .exporting(var stream, var framer):
             do {
-                page = try source.page(matching: filter, after: cursor, limit: configuration.pageSize)
+                guard let piece = try stream.next(from: &source) else {
+                    answer = nil
+                    return framer.end()
+                }
+                let out = framer.stuff(piece)
+                answer = .exporting(stream, framer)
+                return out
             } catch {
                 answer = nil
                 return framer.end(error: "history read failed: \(error)")
             }
-            var body: [UInt8] = []
-            for reading in page.readings { body += exporter.encode(reading) }
-            guard let next = page.next else {
-                body += exporter.footer()
-                answer = nil
-                return framer.stuff(body) + framer.end()
-            }
-            let out = framer.stuff(body)
-            answer = .exporting(exporter, filter, after: next, framer)
-            return out
         case .gatheringReport(let format, let days, let end, var readings, let cursor, var framer):
-            let filter = ExportFilter(since: end - .seconds(Int64(days) * 86_400), until: end, kind: .glucose)
+            let filter = GlucoseReport.filter(end: end, days: days)
             do {
                 let page = try source.page(matching: filter, after: cursor, limit: configuration.pageSize)
                 readings += page.readings
@@ -163,8 +157,7 @@ public struct SerialExportSession {
             }
             answer = nil
             let report = GlucoseReport(readings: readings, end: end, days: days, utcOffset: configuration.utcOffset)
-            let text = format == .svg ? ReportRenderer.svg(report) : ReportRenderer.html(report)
-            return framer.stuff(Array(text.utf8)) + framer.end()
+            return framer.stuff(Array(format.render(report).utf8)) + framer.end()
         }
     }
 

@@ -24,4 +24,34 @@ import Testing
         #expect(readme.contains("the last 28 days"))
         #expect(readme.contains(ReportRenderer.disclaimer))
     }
+
+    @Test func writesEachFileThroughTheSink() throws {
+        let bundle = USBBundle(now: TwoWeeks.end, utcOffset: .seconds(3600))
+        var source = ArraySource(readings: TwoWeeks.readings + [ExportFixtures.heart])
+        var written: [String: [UInt8]] = [:]
+        for file in bundle.files {
+            try bundle.write(file, from: &source, pageSize: 700) { written[file.name, default: []] += $0 }
+        }
+        var csv = CSVExporter(utcOffset: .seconds(3600)), nightscout = NightscoutExporter(utcOffset: .seconds(3600))
+        #expect(written["readings.csv"] == csv.export(TwoWeeks.readings + [ExportFixtures.heart]))
+        #expect(written["nightscout-entries.json"] == nightscout.export(TwoWeeks.readings))
+        let report = GlucoseReport(readings: TwoWeeks.readings, end: TwoWeeks.end, days: 14, utcOffset: .seconds(3600))
+        #expect(written["report.svg"] == Array(ReportRenderer.svg(report).utf8))
+        #expect(written["report.html"] == Array(ReportRenderer.html(report).utf8))
+        #expect(written["README.txt"].map { String(decoding: $0, as: UTF8.self) }?.hasPrefix("Vigil export, made 2026-11-22T07:00:00+01:00") == true)
+    }
+
+    @Test func aSinkErrorStopsTheFile() {
+        struct Full: Error {}
+        let bundle = USBBundle(now: TwoWeeks.end, utcOffset: .zero)
+        var source = ArraySource(readings: TwoWeeks.readings)
+        var pieces = 0
+        #expect(throws: Full.self) {
+            try bundle.write(bundle.files[0], from: &source, pageSize: 100) { _ in
+                pieces += 1
+                if pieces == 3 { throw Full() }
+            }
+        }
+        #expect(source.pagesServed == 3)  // nothing read after the stick filled up
+    }
 }

@@ -14,4 +14,12 @@ import Testing
         #expect(report.daily.map(\.date) == ["2026-11-21", "2026-11-22"])
         #expect(report.daily.map(\.points.count) == [1, 11])
     }
+
+    @Test func readFromAPagedSourceItAsksOnlyForThePeriodsGlucose() throws {
+        var source = ArraySource(readings: ReportTrace.ignored + ReportTrace.inPeriod)
+        let paged = try GlucoseReport(from: &source, end: ReportTrace.end, days: 1, utcOffset: .zero, pageSize: 5)
+        #expect(paged == GlucoseReport(readings: ReportTrace.inPeriod + ReportTrace.ignored, end: ReportTrace.end, days: 1, utcOffset: .zero))
+        #expect(source.pagesServed == 3)  // 12 glucose readings in the day, pages of 5
+        #expect(GlucoseReport.filter(end: ReportTrace.end, days: 1) == ExportFilter(since: ReportTrace.end - .seconds(86_400), until: ReportTrace.end, kind: .glucose))
+    }
 }
