@@ -8,6 +8,15 @@ import Clocks
 public enum ReportRenderer {
     public static let disclaimer = "Vigil is not a medical device. This report is for discussion with your care team; do not base treatment decisions on it alone."
 
+    /// Fewer readings than this in a time-of-day bin draw no percentiles there (a gap): five
+    /// values cannot say much about a 5th percentile, and two lone readings on different days
+    /// must not be drawn as a profile. Fourteen full days give 42 per 15-minute bin.
+    public static let minimumReadingsPerBin = 5
+
+    /// The consensus asks for at least 70 % of the expected CGM readings over 14 days before the
+    /// metrics are read (Battelino et al. 2019); below it the report says so in red.
+    public static let sufficientActiveFraction = 0.7
+
     static let width = 900.0
     static let agpTop = 420.0, agpHeight = 300.0, chartLeft = 70.0, chartWidth = 780.0
     static let dailyColumns = 7, dailyCellHeight = 84.0, dailyGap = 8.0
@@ -26,6 +35,10 @@ public enum ReportRenderer {
         s.raw(##"<rect width="100%" height="100%" fill="#ffffff"/>"##)
         header(report, &s)
         metrics(report.statistics, &s)
+        if report.statistics.activeFraction < sufficientActiveFraction {
+            s.text("Only \(fixed(report.statistics.activeFraction * 100, 1)) % of the expected sensor readings: the consensus asks for 70 % over 14 days before these figures are relied on.",
+                   x: 30, y: 374, size: 12, extra: ##"fill="#a51d2d" font-weight="bold""##)
+        }
         timeInRangesBar(report.statistics, &s)
         agp(report, &s)
         daily(report, top: dailyTop, &s)
@@ -140,7 +153,11 @@ public enum ReportRenderer {
         // Runs of consecutive bins with data: a bin without readings breaks every band and line.
         var runs: [[(Double, AmbulatoryGlucoseProfile.Percentiles)]] = [[]]
         for bin in report.profile.bins {
-            if let p = bin.percentiles { runs[runs.count - 1].append((Double(bin.startMinute) + half, p)) } else if !runs[runs.count - 1].isEmpty { runs.append([]) }
+            if let p = bin.percentiles, bin.count >= minimumReadingsPerBin {
+                runs[runs.count - 1].append((Double(bin.startMinute) + half, p))
+            } else if !runs[runs.count - 1].isEmpty {
+                runs.append([])
+            }
         }
         for run in runs where !run.isEmpty {
             func band(_ upper: (AmbulatoryGlucoseProfile.Percentiles) -> Double, _ lower: (AmbulatoryGlucoseProfile.Percentiles) -> Double, _ fill: String, _ opacity: String) {
@@ -148,13 +165,24 @@ public enum ReportRenderer {
                 let back = run.reversed().map { "\(f(x($0.0))),\(f(y(lower($0.1))))" }
                 s.raw(##"<polygon points="\##((forward + back).joined(separator: " "))" fill="\##(fill)" fill-opacity="\##(opacity)" stroke="\##(fill)" stroke-opacity="\##(opacity)"/>"##)
             }
+            if run.count == 1 {  // a lone bin: a bar for its band, a tick for its median
+                let (minute, p) = run[0]
+                let left = x(minute - half), binWidth = x(minute + half) - x(minute - half)
+                s.raw(##"<rect x="\##(f(left))" y="\##(f(y(p.p95)))" width="\##(f(binWidth))" height="\##(f(y(p.p5) - y(p.p95)))" fill="#1c71d8" fill-opacity="0.18"/>"##)
+                s.raw(##"<rect x="\##(f(left))" y="\##(f(y(p.p75)))" width="\##(f(binWidth))" height="\##(f(y(p.p25) - y(p.p75)))" fill="#1c71d8" fill-opacity="0.40"/>"##)
+                s.raw(##"<line x1="\##(f(left))" y1="\##(f(y(p.p50)))" x2="\##(f(left + binWidth))" y2="\##(f(y(p.p50)))" stroke="#0b3d91" stroke-width="2.5"/>"##)
+                continue
+            }
             band({ $0.p95 }, { $0.p5 }, "#1c71d8", "0.18")
             band({ $0.p75 }, { $0.p25 }, "#1c71d8", "0.40")
             let median = run.map { "\(f(x($0.0))),\(f(y($0.1.p50)))" }.joined(separator: " ")
             s.raw(##"<polyline points="\##(median)" fill="none" stroke="#0b3d91" stroke-width="2.5" stroke-linejoin="round"/>"##)
         }
-        if report.profile.bins.allSatisfy({ $0.percentiles == nil }) {
+        if report.profile.bins.allSatisfy({ $0.count == 0 }) {
             s.text("no sensor glucose in this period", x: chartLeft + chartWidth / 2, y: top + agpHeight / 2, size: 15, extra: ##"text-anchor="middle" fill="#777""##)
+        } else if runs.allSatisfy(\.isEmpty) {
+            s.text("too few readings for a profile (at least \(minimumReadingsPerBin) per 15 minutes of the day)",
+                   x: chartLeft + chartWidth / 2, y: top + agpHeight / 2, size: 15, extra: ##"text-anchor="middle" fill="#777""##)
         }
         // Legend.
         let ly = bottom + 42
@@ -205,9 +233,10 @@ public enum ReportRenderer {
 
     /// Coordinates with two decimals at most: short files, and no binary-fraction noise.
     static func f(_ x: Double) -> String {
-        let hundredths = (x * 100).rounded()
-        if hundredths == (hundredths / 100).rounded() * 100 { return String(Int64(hundredths / 100)) }
-        return fixed(x, 2)
+        var text = fixed(x, 2)
+        while text.last == "0" { text.removeLast() }
+        if text.last == "." { text.removeLast() }
+        return text == "-0" ? "0" : text
     }
 
     /// `x` with exactly `digits` decimals (0...6), rounded half away from zero.

@@ -79,6 +79,30 @@ enum TwoWeeks {
         #expect(svg.ranges(of: ##"stroke-width="2.5" stroke-linejoin="round""##).count == 2)
     }
 
+    @Test func sparseDataDrawsNoProfileAndSaysWhy() {
+        // One hour of readings in a 14-day report: at most 3 per bin, and 11 of 4032 slots filled.
+        let report = GlucoseReport(readings: ReportTrace.inPeriod, end: ReportTrace.end, days: 14, utcOffset: .zero)
+        let svg = ReportRenderer.svg(report)
+        #expect(!svg.contains("<polygon") && !svg.contains("stroke-linejoin"))
+        #expect(svg.contains("too few readings for a profile (at least 5 per 15 minutes of the day)"))
+        #expect(svg.contains(">Only 0.2 % of the expected sensor readings: the consensus asks for 70 % over 14 days before these figures are relied on.</text>"))
+        #expect(!ReportRenderer.svg(self.report).contains("Only "))  // 98.8 % active: no warning
+    }
+
+    @Test func aLoneBinIsDrawnAsBarsNotAnInvisibleLine() {
+        // Five days with one reading each at 08:05 local: bin 32 (08:00–08:15) alone has enough.
+        let readings = (1...5).map { day in
+            RecordedReading(device: "dexcom", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(100 + 10 * day)), trend: nil),
+                            wallTime: TwoWeeks.end - .seconds(Int64(day) * 86_400) + .seconds(2 * 3600 + 5 * 60))
+        }
+        let report = GlucoseReport(readings: readings, end: TwoWeeks.end, days: 14, utcOffset: .zero)
+        #expect(report.profile.bins[32].count == 5)
+        let svg = ReportRenderer.svg(report)
+        #expect(!svg.contains("<polygon"))
+        // x = 70 + 480 / 1440 × 780 = 330, width 15 / 1440 × 780 = 8.125 → "8.13"; p50 = 130 → y = 720 − 130 × 0.75.
+        #expect(svg.contains(##"<line x1="330" y1="622.5" x2="338.13" y2="622.5" stroke="#0b3d91" stroke-width="2.5"/>"##))
+    }
+
     @Test func anEmptyReportSaysNoData() {
         let empty = GlucoseReport(readings: [], end: TwoWeeks.end, utcOffset: .zero)
         let svg = ReportRenderer.svg(empty)
@@ -99,6 +123,11 @@ enum TwoWeeks {
     @Test(arguments: [(0.0, 0, "0"), (1.25, 1, "1.3"), (-1.25, 1, "-1.3"), (6.354, 2, "6.35"), (-0.04, 1, "0.0"), (127.5, 0, "128"), (0.05, 3, "0.050")])
     func fixedDecimals(_ x: Double, _ digits: Int, _ text: String) {
         #expect(ReportRenderer.fixed(x, digits) == text)
+    }
+
+    @Test(arguments: [(0.0, "0"), (622.5, "622.5"), (8.125, "8.13"), (300, "300"), (-0.001, "0"), (-2.5, "-2.5"), (1.999, "2")])
+    func coordinatesDropTrailingZeros(_ x: Double, _ text: String) {
+        #expect(ReportRenderer.f(x) == text)
     }
 
     @Test func escapesMarkup() {
