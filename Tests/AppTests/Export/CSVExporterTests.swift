@@ -80,4 +80,52 @@ enum ExportFixtures {
         #expect(lines.last == "")
         #expect(lines.dropFirst().dropLast().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 8 })
     }
+
+    @Test func anRFC4180ReaderGetsEveryFieldBack() {
+        // Awkward device names through a reader written from RFC 4180 §2 alone: each row comes
+        // back as the eight fields that went in.
+        var exporter = CSVExporter(utcOffset: .zero)
+        let names = ["plain", "comma, inside", "quote \" inside", "line\r\nbreak", "\"", ",", "trailing space "]
+        var readings: [RecordedReading] = []
+        for name in names {
+            var reading = ExportFixtures.glucose
+            reading.device = DeviceID(name)
+            readings.append(reading)
+        }
+        let rows = Self.parseRFC4180(Array(exporter.export(readings)))
+        #expect(rows.count == names.count + 1)
+        #expect(rows.first == CSVExporter.columns)
+        for (row, name) in zip(rows.dropFirst(), names) {
+            #expect(row == [name, "glucose", "120", "mg/dL", "FortyFiveDown", "2026-11-22T06:05:00+00:00", "864300", "live"])
+        }
+    }
+
+    /// A minimal RFC 4180 reader (records end with CRLF; quoted fields may hold anything, with
+    /// `""` for a quote), independent of the exporter's code.
+    static func parseRFC4180(_ bytes: [UInt8]) -> [[String]] {
+        var rows: [[String]] = [], row: [String] = [], field: [UInt8] = []
+        var i = 0, quoted = false
+        while i < bytes.count {
+            let b = bytes[i]
+            if quoted {
+                if b == 0x22 {
+                    if i + 1 < bytes.count && bytes[i + 1] == 0x22 { field.append(0x22); i += 1 } else { quoted = false }
+                } else {
+                    field.append(b)
+                }
+            } else if b == 0x22 {
+                quoted = true
+            } else if b == 0x2C {
+                row.append(String(decoding: field, as: UTF8.self)); field = []
+            } else if b == 0x0D && i + 1 < bytes.count && bytes[i + 1] == 0x0A {
+                row.append(String(decoding: field, as: UTF8.self)); field = []
+                rows.append(row); row = []
+                i += 1
+            } else {
+                field.append(b)
+            }
+            i += 1
+        }
+        return rows
+    }
 }
