@@ -21,6 +21,9 @@ import Readings
 /// `..`; it removes one leading `.` from the others. Body bytes, line endings included
 /// (CSV's CRLF, JSON's LF), arrive unchanged. `SerialResponseParser` is that client.
 ///
+/// With `echo` on (the default) what is typed is echoed while no answer streams, so plain
+/// terminal programs (screen, minicom, picocom, PuTTY) show the command; clients skip it.
+///
 /// ## Streaming and disconnects
 /// `nextOutput` produces at most one page of readings per call, asking the source for it only
 /// then; the shell calls it again when the tty can take more. A disconnect needs no handling:
@@ -37,14 +40,20 @@ public struct SerialExportSession {
         /// `REPORT` without a number of days.
         public var defaultReportDays: Int
         public var maximumQueuedCommands: Int
+        /// Echo what is typed (CR or LF as CRLF, backspace as "\b \b") while no answer is being
+        /// streamed, so a person in a terminal program without local echo sees the command.
+        /// Never during an answer: the body stays exactly the export. `SerialResponseParser`
+        /// skips the echoed line, so clients work either way.
+        public var echo: Bool
 
         public init(maximumLineLength: Int = 256, utcOffset: Duration = .zero, pageSize: Int = 1000,
-                    defaultReportDays: Int = 14, maximumQueuedCommands: Int = 8) {
+                    defaultReportDays: Int = 14, maximumQueuedCommands: Int = 8, echo: Bool = true) {
             self.maximumLineLength = maximumLineLength
             self.utcOffset = utcOffset
             self.pageSize = pageSize
             self.defaultReportDays = defaultReportDays
             self.maximumQueuedCommands = maximumQueuedCommands
+            self.echo = echo
         }
     }
 
@@ -52,6 +61,8 @@ public struct SerialExportSession {
     private var reader: SerialLineReader
     private var queue: [Pending] = []
     private var answer: Answer?
+    private var echoed: [UInt8] = []
+    private var echoedCR = false
 
     private enum Pending {
         case command(SerialCommand, wallNow: WallClockTime)
@@ -72,6 +83,7 @@ public struct SerialExportSession {
     /// Bytes read from the tty. `wallNow` is the wall clock when they arrived: it ends the
     /// period of a `REPORT` among them.
     public mutating func receive(_ bytes: [UInt8], wallNow: WallClockTime) {
+        if configuration.echo && answer == nil { echo(bytes) }
         for line in reader.receive(bytes) {
             let pending: Pending
             switch line {
@@ -95,12 +107,16 @@ public struct SerialExportSession {
     }
 
     /// True when `nextOutput` has something to write: the shell polls the tty for writing only then.
-    public var hasOutput: Bool { answer != nil || !queue.isEmpty }
+    public var hasOutput: Bool { answer != nil || !queue.isEmpty || !echoed.isEmpty }
 
     /// The next bytes to write: a whole short answer, or the next piece of a streamed one (at
     /// most one page of readings). May be empty while a report gathers its pages, so the shell
     /// goes by `hasOutput`, not by an empty result, to know whether to call again.
     public mutating func nextOutput<Source: SerialExportSource>(from source: inout Source) -> [UInt8] {
+        if !echoed.isEmpty {
+            defer { echoed.removeAll() }
+            return echoed
+        }
         if let answer {
             return continueAnswer(answer, from: &source)
         }
@@ -158,6 +174,21 @@ public struct SerialExportSession {
             answer = nil
             let report = GlucoseReport(readings: readings, end: end, days: days, utcOffset: configuration.utcOffset)
             return framer.stuff(Array(format.render(report).utf8)) + framer.end()
+        }
+    }
+
+    private mutating func echo(_ bytes: [UInt8]) {
+        for byte in bytes {
+            defer { echoedCR = byte == 0x0D }
+            switch byte {
+            case 0x0A where echoedCR: continue  // the LF of a CRLF: its line end is already echoed
+            case 0x0A, 0x0D: echoed += [0x0D, 0x0A]
+            case 0x08, 0x7F: echoed += [0x08, 0x20, 0x08]
+            case 0x20..<0x7F, 0x80...: echoed.append(byte)
+            default: break  // other control bytes are not typed text
+            }
+            // Echo is a courtesy: past a line's worth of backlog it is dropped, never grown.
+            if echoed.count > configuration.maximumLineLength + 16 { echoed.removeFirst(echoed.count - configuration.maximumLineLength - 16) }
         }
     }
 

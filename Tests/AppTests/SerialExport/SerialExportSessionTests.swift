@@ -22,7 +22,7 @@ extension SerialExportSession {
     var source = ArraySource(readings: ExportFixtures.everyKind)
 
     func session(pageSize: Int = 1000) -> SerialExportSession {
-        SerialExportSession(configuration: .init(utcOffset: .zero, pageSize: pageSize))
+        SerialExportSession(configuration: .init(utcOffset: .zero, pageSize: pageSize, echo: false))
     }
 
     @Test mutating func helpListsTheCommandsAndEndsWithADot() {
@@ -52,7 +52,7 @@ extension SerialExportSession {
     }
 
     @Test mutating func exportTakesTheWindowInLocalTime() {
-        var s = SerialExportSession(configuration: .init(utcOffset: .seconds(3600)))
+        var s = SerialExportSession(configuration: .init(utcOffset: .seconds(3600), echo: false))
         // 07:06 to 07:08 local (+01:00) = 06:06Z (inclusive) to 06:08Z (exclusive): two readings.
         s.receive(Array("EXPORT ndjson 2026-11-22T07:06 2026-11-22T07:08\n".utf8), wallNow: now)
         let out = s.drain(&source)
@@ -70,7 +70,7 @@ extension SerialExportSession {
                             wallTime: ExportFixtures.t0 + .seconds(Int64(i)))
         }
         var big = ArraySource(readings: many)
-        var s = SerialExportSession(configuration: .init(pageSize: 100))
+        var s = SerialExportSession(configuration: .init(pageSize: 100, echo: false))
         s.receive(Array("EXPORT csv\n".utf8), wallNow: now)
         var largest = 0, total = 0, writes = 0
         while s.hasOutput {
@@ -113,14 +113,14 @@ extension SerialExportSession {
     }
 
     @Test mutating func aLongLineIsAnsweredOnceAndDiscardedToItsEnd() {
-        var s = SerialExportSession(configuration: .init(maximumLineLength: 16))
+        var s = SerialExportSession(configuration: .init(maximumLineLength: 16, echo: false))
         s.receive(Array(String(repeating: "X", count: 40).utf8), wallNow: now)
         s.receive(Array((String(repeating: "Y", count: 40) + "\nSTATUS\n").utf8), wallNow: now)
         #expect(s.drain(&source) == "ERR line too long (at most 16 bytes)\r\nOK status\r\nreadings 9\r\noldest 2026-11-22T06:05:00+00:00\r\n.\r\n")
     }
 
     @Test mutating func commandsDuringAnExportWaitTheirTurnAndTheQueueIsBounded() {
-        var s = SerialExportSession(configuration: .init(pageSize: 2, maximumQueuedCommands: 2))
+        var s = SerialExportSession(configuration: .init(pageSize: 2, maximumQueuedCommands: 2, echo: false))
         s.receive(Array("EXPORT nightscout\n".utf8), wallNow: now)
         _ = s.nextOutput(from: &source)
         s.receive(Array("HELP\nSTATUS\nSTATUS\nSTATUS\n".utf8), wallNow: now)
@@ -161,5 +161,27 @@ extension SerialExportSession {
         s = session(pageSize: 2)
         #expect(!s.hasOutput && s.nextOutput(from: &source).isEmpty)
         #expect(source.pagesServed == 1)
+    }
+
+    @Test mutating func echoesTypingWhileIdleButNeverIntoABody() {
+        var s = SerialExportSession(configuration: .init(pageSize: 4))  // echo is on by default
+        s.receive(Array("HEPL".utf8) + [0x7F, 0x7F, 0x01] + Array("LP\r".utf8), wallNow: now)
+        s.receive(Array("\n".utf8), wallNow: now)  // the LF of the CRLF: no second line end
+        // The control byte 0x01 is not echoed, but it is in the line, which is then not HELP.
+        #expect(s.drain(&source) == "HEPL\u{8} \u{8}\u{8} \u{8}LP\r\nERR unknown command 'HE\u{1}LP' (try HELP)\r\n")
+        s.receive(Array("EXPORT csv\n".utf8), wallNow: now)
+        #expect(String(decoding: s.nextOutput(from: &source), as: UTF8.self) == "EXPORT csv\r\n")
+        #expect(String(decoding: s.nextOutput(from: &source), as: UTF8.self) == "OK export csv\r\n")
+        s.receive(Array("STATUS\n".utf8), wallNow: now)  // typed mid-export: queued, not echoed
+        var rest = ""
+        while s.hasOutput { rest += String(decoding: s.nextOutput(from: &source), as: UTF8.self) }
+        var exporter = CSVExporter(utcOffset: .zero)
+        #expect(rest == String(decoding: exporter.export(ExportFixtures.everyKind), as: UTF8.self) + ".\r\nOK status\r\nreadings 9\r\noldest 2026-11-22T06:05:00+00:00\r\n.\r\n")
+    }
+
+    @Test mutating func echoOfALineNoiseFloodStaysBounded() {
+        var s = SerialExportSession(configuration: .init(maximumLineLength: 16))
+        s.receive([UInt8](repeating: 0x41, count: 10_000), wallNow: now)
+        #expect(s.nextOutput(from: &source).count == 16 + 16)
     }
 }
