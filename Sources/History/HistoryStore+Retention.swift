@@ -24,16 +24,20 @@ extension HistoryStore {
                     remaining -= try deleteOldest(table: table, kinds: nil, before: cutoff, limit: remaining)
                 }
                 if remaining == 0 { finished = false }
-                // Size: estimate the rows to delete from the average row size, one group at a time.
-                if let cap = policy.maximumBytes, remaining > 0 {
-                    for group in RetentionPolicy.sizeCapOrder where remaining > 0 {
-                        let used = try usedBytes()
-                        guard used > cap else { break }
-                        let rows = try connection.scalarInt("SELECT COUNT(*) FROM readings") ?? 0
-                        guard rows > 0 else { break }
-                        let perRow = max(1, used / Int(rows))
-                        let wanted = min(remaining, (used - cap) / perRow + 1)
-                        remaining -= try deleteOldest(table: "readings", kinds: group, before: nil, limit: wanted)
+                // Size: the oldest rows of the first group that has any, until under the cap.
+                // Deleting rows frees bytes only once whole pages empty, so re-measure after
+                // each step; every step deletes at least one row, so the budget bounds the loop.
+                if let cap = policy.maximumBytes {
+                    for group in RetentionPolicy.sizeCapOrder {
+                        while remaining > 0, try usedBytes() > cap {
+                            let used = try usedBytes()
+                            let rows = try connection.scalarInt("SELECT COUNT(*) FROM readings") ?? 0
+                            guard rows > 0 else { break }
+                            let perRow = max(1, used / Int(rows))
+                            let deleted = try deleteOldest(table: "readings", kinds: group, before: nil, limit: min(remaining, (used - cap) / perRow + 1))
+                            if deleted == 0 { break }
+                            remaining -= deleted
+                        }
                     }
                     if try usedBytes() > cap { finished = false }
                 }
