@@ -29,8 +29,10 @@ import Testing
             _ = store.commit()
         }
         var acknowledged: [Int] = []
-        var silentRounds = 0
-        for round in 0..<Self.rounds {
+        var hungRounds = 0
+        var failures: [String] = []
+        var round = 0
+        while round < Self.rounds {
             var fds: [Int32] = [0, 0]
             try #require(pipe(&fds) == 0)
             let pid = fork()
@@ -42,7 +44,13 @@ import Testing
             close(fds[1])
             let reader = AckReader(fd: fds[0])
             let killAfter = Int.random(in: 0...4)
-            while reader.acks < killAfter, reader.waitForLine(timeoutMilliseconds: 5_000) {}
+            var hung = false
+            while reader.acks < killAfter {
+                guard reader.waitForLine(timeoutMilliseconds: 2_000) else {
+                    hung = true
+                    break
+                }
+            }
             usleep(UInt32.random(in: 0...3_000))
             kill(pid, SIGKILL)
             var status: Int32 = 0
@@ -50,10 +58,26 @@ import Testing
             // Acknowledgements written before the kill count: the child committed those rows.
             while reader.waitForLine(timeoutMilliseconds: 1_000) {}
             close(fds[0])
-            if reader.acks == 0 && killAfter > 0 { silentRounds += 1 }
+            if status & 0x7F == 0 {
+                // The child exited by itself: it could not open or commit (see `writer`).
+                failures.append("round \(round): writer exited with status \((status >> 8) & 0xFF)")
+            }
             acknowledged.append(reader.highest)
+            round += 1
+            if hung && reader.acks == 0 {
+                // fork() in a multi-threaded test process copies only this thread: a lock
+                // another test's thread held at that instant (SQLite's global mutex, the Swift
+                // runtime's) stays locked in the child forever. Such a round tests nothing, so
+                // it is run again; a handful is expected, more would hide a real hang.
+                hungRounds += 1
+                round -= 1
+                acknowledged.removeLast()
+                if hungRounds > 10 { break }
+            }
         }
-        #expect(silentRounds == 0, "a child never acknowledged anything (hung or failed to open)")
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(hungRounds <= 10, "writers hung after fork \(hungRounds) times")
+        #expect(acknowledged.count == Self.rounds)
         #expect(acknowledged.reduce(0, +) > Self.rounds * Self.batch, "the kills landed after some commits")
 
         let store = try HistoryStore.open(path: path, bootID: "crash", now: noon, fullCheck: true)
