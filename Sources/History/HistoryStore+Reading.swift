@@ -99,3 +99,12 @@ extension HistoryStore {
         return Int((pages - free) * size)
     }
 }
+
+extension HistoryStore {
+    /// Copies the WAL into the main file and truncates it (`PRAGMA wal_checkpoint(TRUNCATE)`):
+    /// before copying the file elsewhere, or to measure its size. SQLite checkpoints by itself
+    /// every 1000 pages, so the runner need not call this.
+    public func checkpoint() throws(HistoryError) {
+        do { try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") } catch { throw .sqlite(error) }
+    }
+}
