@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Clocks
+import History
+import Platform
+import Readings
+
+/// `vigil-bench history` (issue 5 "Performance"): a year of 5-minute glucose (105,120 rows)
+/// and 7 days of 1 Hz heart rate (604,800 rows) through `HistoryStore`'s batched API, then
+/// everything exported as CSV to a file; target: the export in under 1 s. Also prints the
+/// database size, the bytes a year of glucose takes, and how long the integrity checks take on
+/// that file (quick_check runs at every open).
+///
+/// The CSV exporter (`Sources/App/Export/`) is being written in parallel, so the export here is
+/// a minimal CSV line writer of this benchmark's own, with the same work per row: read the
+/// row back through the streaming cursor, format an ISO 8601 time and the value, write.
+enum HistoryBenchmark {
+    struct Options {
+        var glucoseRows = 105_120
+        var heartRateRows = 604_800
+        /// Rows per commit: a backfill or a busy event-loop turn.
+        var batch = 1_000
+    }
+
+    static let exportTarget: Duration = .seconds(1)
+
+    static func run(_ options: Options) -> [Figure] {
+        print("== history: \(Format.grouped(options.glucoseRows)) glucose rows (5 min) + \(Format.grouped(options.heartRateRows)) "
+              + "heart-rate rows (1 Hz) in batches of \(Format.grouped(options.batch)), then a CSV export of all of them")
+        let directory: String
+        do { directory = try FileSystem.makeTemporaryDirectory(prefix: "vigil-bench-history") } catch {
+            return [.checked("history: CSV export", "cannot make a temporary directory: \(error)", target: "< 1 s", passes: false)]
+        }
+        defer { try? FileSystem.removeTree(path: directory) }
+        do {
+            return try measure(options, directory: directory)
+        } catch {
+            return [.checked("history: CSV export", "failed: \(error)", target: "< 1 s", passes: false)]
+        }
+    }
+
+    static func measure(_ options: Options, directory: String) throws -> [Figure] {
+        let path = directory + "/history.sqlite"
+        let store = try HistoryStore.open(path: path, bootID: "bench", now: WallClockTime(secondsSinceEpoch: 1_795_341_600))
+        // The year ends at 2026-11-22T10:00Z; the heart rate is its last week.
+        let end = WallClockTime(secondsSinceEpoch: 1_795_341_600)
+        let glucoseStart = end - .seconds(300 * options.glucoseRows)
+        let heartStart = end - .seconds(options.heartRateRows)
+
+        func insert(_ count: Int, _ make: (Int) -> RecordedReading) throws -> Duration {
+            let start = SystemClock.monotonicNow()
+            var index = 0
+            while index < count {
+                let upper = min(count, index + options.batch)
+                store.append((index..<upper).map(make), receivedAt: MonotonicInstant(nanoseconds: Int64(index)))
+                if case let .failed(error, _, _) = store.commit() { throw error }
+                index = upper
+            }
+            return SystemClock.monotonicNow() - start
+        }
+        let glucoseTime = try insert(options.glucoseRows) { i in
+            // A slow daily wave between ~70 and ~190 mg/dL with a wobble, rounded like a CGM.
+            let phase = Double(i % 288) / 288 * 2 * Double.pi
+            let mgdl = (130 + 60 * sin(phase) + Double(i % 7) - 3).rounded()
+            return RecordedReading(device: "dexcom-8G1234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: mgdl), trend: .flat),
+                                   wallTime: glucoseStart + .seconds(300 * i), sensorTime: Int64(300 * i))
+        }
+        try store.checkpoint()
+        let glucoseBytes = try FileSystem.fileSize(path: path)
+        let heartTime = try insert(options.heartRateRows) { i in
+            RecordedReading(device: "polar-h10", value: .heartRate(BeatsPerMinute(UInt16(55 + i % 40)), contact: .detected),
+                            wallTime: heartStart + .seconds(i))
+        }
+        try store.checkpoint()
+        let totalBytes = try FileSystem.fileSize(path: path)
+        let rows = options.glucoseRows + options.heartRateRows
+        print("  insert: glucose \(Format.grouped(Int(Double(options.glucoseRows) / glucoseTime.seconds))) rows/s (\(Format.seconds(glucoseTime))), "
+              + "heart rate \(Format.grouped(Int(Double(options.heartRateRows) / heartTime.seconds))) rows/s (\(Format.seconds(heartTime)))")
+
+        let csvPath = directory + "/export.csv"
+        let exportStart = SystemClock.monotonicNow()
+        let (exported, csvBytes) = try exportCSV(store: store, to: csvPath)
+        let exportTime = SystemClock.monotonicNow() - exportStart
+        print("  export: \(Format.grouped(exported)) rows, \(Format.megabytes(csvBytes)) of CSV in \(Format.seconds(exportTime))")
+
+        let quickStart = SystemClock.monotonicNow()
+        let quick = try store.check(full: false)
+        let quickTime = SystemClock.monotonicNow() - quickStart
+        let fullStart = SystemClock.monotonicNow()
+        let full = try store.check(full: true)
+        let fullTime = SystemClock.monotonicNow() - fullStart
+        print("  checks: quick_check \(quick) in \(Format.seconds(quickTime)), integrity_check \(full) in \(Format.seconds(fullTime))")
+
+        // A year of glucose alone, minus what an empty history takes (tables and indexes).
+        let emptyPath = directory + "/empty.sqlite"
+        let empty = try HistoryStore.open(path: emptyPath, bootID: "bench", now: end)
+        try empty.checkpoint()
+        let emptyBytes = try FileSystem.fileSize(path: emptyPath)
+        let glucosePerYear = (glucoseBytes - emptyBytes) * 105_120 / max(1, options.glucoseRows)
+        let heartPerDay = (totalBytes - glucoseBytes) * 86_400 / max(1, options.heartRateRows)
+        print("  size: \(Format.megabytes(totalBytes)) in all; a year of 5-minute glucose \(Format.megabytes(glucosePerYear)), "
+              + "a day of 1 Hz heart rate \(Format.megabytes(heartPerDay)) (so 30 days: \(Format.megabytes(heartPerDay * 30)))")
+
+        return [
+            .info("history: insert rate (batched)", "\(Format.grouped(Int(Double(rows) / (glucoseTime + heartTime).seconds))) rows/s"),
+            .checked("history: CSV export of \(Format.grouped(rows)) rows", Format.seconds(exportTime),
+                     target: "< 1 s", passes: exported == rows && exportTime < exportTarget),
+            .info("history: database size", Format.megabytes(totalBytes)),
+            .info("history: bytes per year of glucose", "\(Format.grouped(glucosePerYear)) B"),
+            .info("history: bytes per 30 days of 1 Hz heart rate", Format.megabytes(heartPerDay * 30)),
+            .info("history: quick_check at open", Format.seconds(quickTime)),
+            .info("history: integrity_check", Format.seconds(fullTime)),
+        ]
+    }
+
+    /// `time,device,kind,value,unit,trend` with the time in ISO 8601 UTC: the benchmark's own
+    /// minimal CSV writer (see the type's comment).
+    static func exportCSV(store: HistoryStore, to path: String) throws -> (rows: Int, bytes: Int) {
+        let writer = try FileWriter(path: path, truncate: true)
+        try writer.write(Array("time,device,kind,value,unit,trend\n".utf8))
+        var line: [UInt8] = []
+        line.reserveCapacity(128)
+        var rows = 0
+        let cursor = store.readings()
+        for reading in cursor {
+            line.removeAll(keepingCapacity: true)
+            appendISO8601(reading.wallTime, to: &line)
+            line.append(UInt8(ascii: ","))
+            line += reading.device.rawValue.utf8
+            line.append(UInt8(ascii: ","))
+            line += reading.kind.rawValue.utf8
+            line.append(UInt8(ascii: ","))
+            switch reading.value {
+            case let .glucose(value, trend):
+                appendDecimal(Int64(value.roundedMilligramsPerDeciliter), to: &line)
+                line += ",mg/dL,".utf8
+                if let trend { line += trend.nightscoutName.utf8 }
+            case let .heartRate(bpm, _):
+                appendDecimal(Int64(bpm.value), to: &line)
+                line += ",bpm,".utf8
+            default:
+                line += "\(reading.value),,".utf8
+            }
+            line.append(UInt8(ascii: "\n"))
+            try writer.write(line)
+            rows += 1
+        }
+        if let error = cursor.error { throw error }
+        try writer.close()
+        return (rows, writer.size)
+    }
+
+    static func appendDecimal(_ value: Int64, to line: inout [UInt8], width: Int = 0) {
+        var digits: [UInt8] = []
+        var v = value.magnitude
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(v % 10))
+            v /= 10
+        } while v > 0
+        if value < 0 { line.append(UInt8(ascii: "-")) }
+        for _ in digits.count..<max(width, digits.count) { line.append(UInt8(ascii: "0")) }
+        line += digits.reversed()
+    }
+
+    /// `2026-11-22T10:00:00Z` (whole seconds: readings are never finer than a second).
+    static func appendISO8601(_ time: WallClockTime, to line: inout [UInt8]) {
+        let seconds = time.secondsSinceEpoch
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let date = WallClockTime.civil(fromDays: days)
+        appendDecimal(date.year, to: &line, width: 4)
+        line.append(UInt8(ascii: "-"))
+        appendDecimal(date.month, to: &line, width: 2)
+        line.append(UInt8(ascii: "-"))
+        appendDecimal(date.day, to: &line, width: 2)
+        line.append(UInt8(ascii: "T"))
+        appendDecimal(secondOfDay / 3600, to: &line, width: 2)
+        line.append(UInt8(ascii: ":"))
+        appendDecimal(secondOfDay / 60 % 60, to: &line, width: 2)
+        line.append(UInt8(ascii: ":"))
+        appendDecimal(secondOfDay % 60, to: &line, width: 2)
+        line.append(UInt8(ascii: "Z"))
+    }
+}

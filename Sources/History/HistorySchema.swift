@@ -1,0 +1,100 @@
+/// The history's schema as an ordered list of migrations: the database's `PRAGMA user_version`
+/// is how many of them have run. A migration is never edited once released; a change is a new
+/// migration appended at the end, so a file from any earlier Vigil upgrades step by step.
+enum HistorySchema {
+    /// `migrations[i]` takes a database from version `i` to `i + 1`.
+    static let migrations: [String] = [version1, version2]
+
+    static var currentVersion: Int { migrations.count }
+
+    /// Version 1: readings, devices, alarm events and calibrations, dated on the wall clock only.
+    ///
+    /// Uniqueness (issue 5, "backfill, retries and replays never duplicate a reading"): a reading
+    /// with a transmitter timestamp is keyed by (device, kind, sensor_time), so a backfilled
+    /// copy whose wall time was estimated differently is still the same reading; one without is
+    /// keyed by (device, kind, wall_time). Two partial unique indexes express the rule, and
+    /// every insert is `ON CONFLICT DO NOTHING`.
+    static let version1 = """
+        CREATE TABLE kinds (code INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, unit TEXT NOT NULL);
+        INSERT INTO kinds VALUES (1, 'glucose', 'mg/dL'), (2, 'meter-glucose', 'mg/dL'),
+            (3, 'heart-rate', 'bpm'), (4, 'rr-intervals', 'count; detail: 1/1024 s ticks'),
+            (5, 'energy-expended', 'kJ'), (6, 'humidity', '%'), (7, 'temperature', 'degC'),
+            (8, 'battery', '%');
+        CREATE TABLE devices (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            type TEXT,
+            address TEXT,
+            state TEXT,
+            updated_at INTEGER);
+        CREATE TABLE readings (
+            id INTEGER PRIMARY KEY,
+            device INTEGER NOT NULL REFERENCES devices(id),
+            kind INTEGER NOT NULL,
+            value REAL NOT NULL,
+            trend TEXT,
+            detail TEXT,
+            wall_time INTEGER NOT NULL,
+            sensor_time INTEGER,
+            origin INTEGER NOT NULL DEFAULT 0);
+        CREATE UNIQUE INDEX readings_unique_sensor_time ON readings(device, kind, sensor_time) WHERE sensor_time IS NOT NULL;
+        CREATE UNIQUE INDEX readings_unique_wall_time ON readings(device, kind, wall_time) WHERE sensor_time IS NULL;
+        CREATE INDEX readings_by_wall_time ON readings(wall_time);
+        CREATE TABLE alarm_events (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            change TEXT NOT NULL,
+            priority INTEGER NOT NULL,
+            until INTEGER,
+            wall_time INTEGER NOT NULL);
+        CREATE INDEX alarm_events_by_wall_time ON alarm_events(wall_time);
+        CREATE TABLE calibrations (
+            id INTEGER PRIMARY KEY,
+            device INTEGER NOT NULL REFERENCES devices(id),
+            glucose REAL NOT NULL,
+            wall_time INTEGER NOT NULL,
+            UNIQUE (device, wall_time));
+        """
+
+    /// Version 2: re-dating. A Raspberry Pi has no real-time clock, so rows remember the boot
+    /// they were received in and the monotonic instant of reception (ns); `boots.first_reading`
+    /// bounds the rowid range a re-dating scans, and `clock_jumps` makes re-dating idempotent.
+    static let version2 = """
+        CREATE TABLE boots (id INTEGER PRIMARY KEY, boot_id TEXT NOT NULL UNIQUE, first_reading INTEGER NOT NULL);
+        ALTER TABLE readings ADD COLUMN boot INTEGER REFERENCES boots(id);
+        ALTER TABLE readings ADD COLUMN received INTEGER;
+        ALTER TABLE alarm_events ADD COLUMN boot INTEGER REFERENCES boots(id);
+        ALTER TABLE alarm_events ADD COLUMN received INTEGER;
+        ALTER TABLE calibrations ADD COLUMN boot INTEGER REFERENCES boots(id);
+        ALTER TABLE calibrations ADD COLUMN received INTEGER;
+        CREATE TABLE clock_jumps (
+            boot INTEGER NOT NULL REFERENCES boots(id),
+            monotonic INTEGER NOT NULL,
+            shift INTEGER NOT NULL,
+            PRIMARY KEY (boot, monotonic));
+        """
+
+    /// Brings `connection` to `currentVersion`, one transaction per migration (a crash between
+    /// two leaves a consistent older version that the next start continues from).
+    static func migrate(_ connection: SQLite.Connection) throws(HistoryError) -> (from: Int, to: Int) {
+        let found: Int
+        do { found = Int(try connection.scalarInt("PRAGMA user_version") ?? 0) } catch { throw .sqlite(error) }
+        guard found <= currentVersion else { throw .newerSchema(found: found, newestKnown: currentVersion) }
+        for version in found..<currentVersion {
+            do throws(SQLiteError) {
+                try connection.execute("BEGIN IMMEDIATE")
+                do throws(SQLiteError) {
+                    try connection.execute(migrations[version])
+                    try connection.execute("PRAGMA user_version = \(version + 1)")
+                    try connection.execute("COMMIT")
+                } catch {
+                    if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+                    throw error
+                }
+            } catch { throw .sqlite(error) }
+        }
+        // ALTER TABLE invalidates nothing we cached yet, but be safe after a schema change.
+        if found != currentVersion { connection.clearCache() }
+        return (found, currentVersion)
+    }
+}

@@ -1,0 +1,263 @@
+import Alarms
+import Clocks
+import Platform
+import Readings
+import Testing
+@testable import History
+
+@Suite struct HistoryStoreTests {
+    let dexcom: DeviceID = "dexcom-8G1234"
+    let polar: DeviceID = "polar-h10"
+
+    @Test func createsThenReopensAFreshFile() throws {
+        let directory = try TemporaryDirectory()
+        let first = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        #expect(first.outcome == .created)
+        #expect(try first.connection.scalarText("PRAGMA journal_mode") == "wal")
+        #expect(try first.connection.scalarInt("PRAGMA synchronous") == 1, "NORMAL")
+        #expect(try first.connection.scalarInt("PRAGMA auto_vacuum") == 2, "INCREMENTAL")
+        #expect(try first.connection.scalarInt("PRAGMA user_version") == Int64(HistorySchema.currentVersion))
+        let second = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        #expect(second.outcome == .opened(fromVersion: HistorySchema.currentVersion))
+    }
+
+    @Test func everyValueRoundTrips() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        let written = everyValue.enumerated().map { index, value in
+            RecordedReading(device: index % 2 == 0 ? dexcom : polar, value: value,
+                            wallTime: noon + .seconds(index), sensorTime: index % 3 == 0 ? Int64(index * 300) : nil,
+                            origin: index % 4 == 0 ? .backfill : .live)
+        }
+        store.append(written, receivedAt: MonotonicInstant(nanoseconds: 5))
+        #expect(store.commit() == .committed(rows: written.count, duplicates: 0))
+        #expect(store.pendingCount == 0)
+        let cursor = store.readings()
+        #expect(Array(cursor) == written)
+        #expect(cursor.error == nil)
+    }
+
+    @Test func queriesFilterAndOrderByWallTime() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        // Appended out of order: the cursor orders by wall time.
+        var glucose: [RecordedReading] = []
+        var heart: [RecordedReading] = []
+        for i in 0..<6 {
+            let at: Int64 = 300 * Int64(i)
+            let mgdl = GlucoseConcentration(milligramsPerDeciliter: Double(100 + i))
+            glucose.insert(RecordedReading(device: dexcom, value: .glucose(mgdl, trend: .flat), wallTime: noon + .seconds(at), sensorTime: at), at: 0)
+            let bpm = BeatsPerMinute(UInt16(60 + i))
+            heart.append(RecordedReading(device: polar, value: .heartRate(bpm, contact: .detected), wallTime: noon + .seconds(at + 1)))
+        }
+        store.append(glucose + heart)
+        #expect(store.commit() == .committed(rows: 12, duplicates: 0))
+
+        let all = Array(store.readings())
+        #expect(all.map(\.wallTime) == all.map(\.wallTime).sorted())
+        #expect(all.count == 12)
+        #expect(Array(store.readings(HistoryQuery(kind: .glucose))) == glucose.reversed())
+        #expect(Array(store.readings(HistoryQuery(device: polar))) == heart)
+        // since inclusive, until exclusive.
+        let window = Array(store.readings(HistoryQuery(since: noon + .seconds(300), until: noon + .seconds(900), kind: .glucose)))
+        #expect(window.map(\.sensorTime) == [300, 600])
+        #expect(Array(store.readings(HistoryQuery(device: "nobody"))).isEmpty)
+        let counts = try store.counts()
+        #expect(counts.readings == [.glucose: 6, .heartRate: 6])
+        #expect(counts.devices == 2)
+        #expect(counts.usedBytes > 0)
+    }
+
+    /// Backfill of a reading seen live (a different wall estimate, same sensor time), a commit
+    /// retried, and a whole session replayed: none adds a row.
+    @Test func backfillRetriesAndReplaysNeverDuplicate() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        let live = RecordedReading(device: dexcom, value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 120), trend: .flat),
+                                   wallTime: noon, sensorTime: 86_400, origin: .live)
+        var backfilled = live
+        backfilled.wallTime = noon + .milliseconds(1500)
+        backfilled.origin = .backfill
+        let heart = RecordedReading(device: polar, value: .heartRate(BeatsPerMinute(70), contact: .detected), wallTime: noon)
+        store.append([live, heart])
+        #expect(store.commit() == .committed(rows: 2, duplicates: 0))
+        store.append([backfilled, heart, live])
+        #expect(store.commit() == .committed(rows: 0, duplicates: 3))
+        // Same device, kind and sensor time but another device: a different reading.
+        var other = live
+        other.device = "dexcom-8G9999"
+        // Same wall time but another kind: a different reading.
+        let rr = RecordedReading(device: polar, value: .rrIntervals([RRInterval(ticks: 900)]), wallTime: noon)
+        store.append([other, rr])
+        #expect(store.commit() == .committed(rows: 2, duplicates: 0))
+        let stored = Array(store.readings(HistoryQuery(device: dexcom)))
+        #expect(stored == [live], "the first copy (live) is kept")
+        #expect(try store.counts().totalReadings == 4)
+    }
+
+    @Test func alarmEventsCalibrationsAndDevicesRoundTrip() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        let monotonicNow = MonotonicInstant(nanoseconds: 600_000_000_000)
+        let events = [
+            AlarmEvent(time: MonotonicInstant(nanoseconds: 540_000_000_000), kind: .urgentLow, change: .raised(.high)),
+            AlarmEvent(time: MonotonicInstant(nanoseconds: 550_000_000_000), kind: .urgentLow,
+                       change: .snoozed(until: MonotonicInstant(nanoseconds: 2_350_000_000_000))),
+            AlarmEvent(time: MonotonicInstant(nanoseconds: 560_000_000_000), kind: .signalLoss(dexcom),
+                       change: .acknowledged(until: MonotonicInstant(nanoseconds: 660_000_000_000))),
+            AlarmEvent(time: MonotonicInstant(nanoseconds: 570_000_000_000), kind: .fault(.storageFailing), change: .escalated),
+            AlarmEvent(time: MonotonicInstant(nanoseconds: 580_000_000_000), kind: .device(.batteryLow, polar), change: .reRaised),
+            AlarmEvent(time: MonotonicInstant(nanoseconds: 590_000_000_000), kind: .urgentLow, change: .cleared),
+        ]
+        store.append(events, monotonicNow: monotonicNow, wallNow: noon)
+        let calibration = Calibration(device: dexcom, glucose: GlucoseConcentration(milligramsPerDeciliter: 104), wallTime: noon - .seconds(30))
+        store.append(calibration)
+        store.append(calibration)
+        store.remember(DeviceRecord(id: dexcom, type: "dexcom-g7", address: "C0:11:22:33:44:55/random", state: "bonded"), at: noon)
+        store.remember(DeviceRecord(id: dexcom, type: "dexcom-g7", address: "C0:11:22:33:44:55/random", state: "session 2"), at: noon)
+        #expect(store.commit() == .committed(rows: 6 + 1 + 2, duplicates: 1))
+
+        let read = try store.alarmEvents()
+        #expect(read.map(\.kind) == events.map(\.kind))
+        #expect(read.map(\.wallTime) == [60, 50, 40, 30, 20, 10].map { noon - .seconds($0) })
+        #expect(read.map(\.change) == [
+            .raised(.high), .snoozed(until: noon + .seconds(1750)), .acknowledged(until: noon + .seconds(60)),
+            .escalated, .reRaised, .cleared,
+        ])
+        #expect(try store.alarmEvents(since: noon - .seconds(40), until: noon - .seconds(20)).count == 2)
+        #expect(try store.calibrations() == [calibration])
+        #expect(try store.devices() == [DeviceRecord(id: dexcom, type: "dexcom-g7", address: "C0:11:22:33:44:55/random", state: "session 2")])
+        let counts = try store.counts()
+        #expect(counts.alarmEvents == 6)
+        #expect(counts.calibrations == 1)
+    }
+
+    @Test func aMalformedRowEndsTheCursorWithAnError() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        store.append([RecordedReading(device: dexcom, value: .battery(Percent(50)!), wallTime: noon),
+                      RecordedReading(device: dexcom, value: .battery(Percent(40)!), wallTime: noon + .seconds(1))])
+        store.commit()
+        try store.connection.execute("UPDATE readings SET kind = 42 WHERE wall_time = \((noon + .seconds(1)).microsecondsSinceEpoch)")
+        let cursor = store.readings()
+        #expect(cursor.next()?.value == .battery(Percent(50)!))
+        #expect(cursor.next() == nil)
+        guard case .malformedRow(_, let reason)? = cursor.error else {
+            Issue.record("no error: \(String(describing: cursor.error))")
+            return
+        }
+        #expect(reason == "unknown kind code 42")
+    }
+
+    /// A garbage file (as a bad SD block or a half-copied file would leave) is moved aside, and
+    /// a fresh history takes its place.
+    @Test func aCorruptFileIsMovedAside() throws {
+        let directory = try TemporaryDirectory()
+        let garbage = Array("this is not an SQLite database, just bytes on a card".utf8) + [UInt8](repeating: 0xA5, count: 8192)
+        try AtomicFile.write(path: directory.database, bytes: garbage)
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        let moved = directory.database + ".corrupt-20261122T100000Z"
+        guard case let .recreatedAfterCorruption(movedTo, reason) = store.outcome else {
+            Issue.record("outcome \(store.outcome)")
+            return
+        }
+        #expect(movedTo == moved)
+        #expect(!reason.isEmpty)
+        #expect(try FileSystem.readFile(path: moved) == garbage)
+        #expect(try directory.files() == ["history.sqlite", "history.sqlite-shm", "history.sqlite-wal", "history.sqlite.corrupt-20261122T100000Z"])
+        store.append([RecordedReading(device: dexcom, value: .battery(Percent(50)!), wallTime: noon)])
+        #expect(store.commit() == .committed(rows: 1, duplicates: 0))
+        #expect(try store.check(full: true) == "ok")
+    }
+
+    /// A real database with a damaged page: the check at open fails, so it is moved aside too.
+    @Test func aDamagedDatabaseIsMovedAsideAndASecondOneGetsAnotherName() throws {
+        let directory = try TemporaryDirectory()
+        for attempt in 1...2 {
+            do {
+                let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+                store.append((0..<2000).map { RecordedReading(device: dexcom, value: .heartRate(BeatsPerMinute(60), contact: .detected), wallTime: noon + .seconds($0)) })
+                store.commit()
+                try store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+            var bytes = try FileSystem.readFile(path: directory.database)
+            // Overwrite the middle of the file (b-tree pages of the readings), keep the header.
+            for i in (bytes.count / 2)..<(bytes.count / 2 + 4096) { bytes[i] = 0x5A }
+            try AtomicFile.write(path: directory.database, bytes: bytes)
+            let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+            let suffix = attempt == 1 ? "" : "-2"
+            #expect(store.outcome == .recreatedAfterCorruption(movedTo: directory.database + ".corrupt-20261122T100000Z" + suffix,
+                                                               reason: store.outcome.reason ?? ""))
+            #expect(try store.counts().totalReadings == 0)
+        }
+    }
+
+    /// Full disk simulated with `PRAGMA max_page_count` (a tiny file system would need root to
+    /// mount): the rows stay pending, the failure is reported, and the next commit after space
+    /// returns writes them all.
+    @Test func aFullDiskKeepsRowsAndResumes() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon, pendingLimit: 5_000)
+        store.append([RecordedReading(device: polar, value: .heartRate(BeatsPerMinute(60), contact: .detected), wallTime: noon)])
+        store.commit()
+        let pages = try #require(try store.connection.scalarInt("PRAGMA page_count"))
+        _ = try store.connection.scalarInt("PRAGMA max_page_count = \(pages)")
+        let batch = (1...3000).map { RecordedReading(device: polar, value: .heartRate(BeatsPerMinute(61), contact: .detected), wallTime: noon + .seconds($0)) }
+        store.append(batch)
+        guard case let .failed(error, pending, dropped) = store.commit() else {
+            Issue.record("a commit past max_page_count succeeded")
+            return
+        }
+        guard case let .sqlite(sqliteError) = error else { Issue.record("\(error)"); return }
+        #expect(sqliteError.isFull)
+        #expect(sqliteError.isStorageFailure)
+        #expect(pending == 3000)
+        #expect(dropped == 0)
+        #expect(try store.counts().totalReadings == 1, "the failed transaction left nothing behind")
+
+        // Still full, and more arrives than the bound: the oldest go, counted once.
+        store.append((3001...5500).map { RecordedReading(device: polar, value: .heartRate(BeatsPerMinute(62), contact: .detected), wallTime: noon + .seconds($0)) })
+        guard case let .failed(_, pendingAgain, droppedAgain) = store.commit() else {
+            Issue.record("still full, yet committed")
+            return
+        }
+        #expect(pendingAgain == 5000)
+        #expect(droppedAgain == 500)
+        #expect(store.droppedTotal == 500)
+
+        _ = try store.connection.scalarInt("PRAGMA max_page_count = 1000000")
+        #expect(store.commit() == .committed(rows: 5000, duplicates: 0))
+        let stored = Array(store.readings())
+        #expect(stored.count == 5001)
+        #expect(stored[1].wallTime == noon + .seconds(501), "the 500 oldest pending rows were the ones dropped")
+        #expect(try store.check(full: true) == "ok")
+    }
+
+    @Test func aReadOnlyFileFailsTheCommitAndKeepsTheRows() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        try store.connection.execute("PRAGMA query_only = ON")
+        store.append([RecordedReading(device: dexcom, value: .battery(Percent(50)!), wallTime: noon)])
+        guard case let .failed(.sqlite(error), pending, _) = store.commit() else {
+            Issue.record("committed while read-only")
+            return
+        }
+        #expect(error.code == 8, "SQLITE_READONLY")
+        #expect(pending == 1)
+        try store.connection.execute("PRAGMA query_only = OFF")
+        #expect(store.commit() == .committed(rows: 1, duplicates: 0))
+    }
+
+    @Test func nothingPendingIsNotACommit() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        #expect(store.commit() == .nothingPending)
+    }
+}
+
+extension HistoryStore.OpenOutcome {
+    var reason: String? {
+        if case let .recreatedAfterCorruption(_, reason) = self { return reason }
+        return nil
+    }
+}
