@@ -153,16 +153,22 @@ enum HistoryBenchmark {
         return (rows, writer.size)
     }
 
+    /// Digits appended in place (no temporary array: this runs seven times per exported row).
     static func appendDecimal(_ value: Int64, to line: inout [UInt8], width: Int = 0) {
-        var digits: [UInt8] = []
-        var v = value.magnitude
-        repeat {
-            digits.append(UInt8(ascii: "0") + UInt8(v % 10))
-            v /= 10
-        } while v > 0
         if value < 0 { line.append(UInt8(ascii: "-")) }
-        for _ in digits.count..<max(width, digits.count) { line.append(UInt8(ascii: "0")) }
-        line += digits.reversed()
+        var v = value.magnitude
+        var count = 1
+        var probe = v
+        while probe >= 10 { probe /= 10; count += 1 }
+        count = max(count, width)
+        let start = line.count
+        line.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+        var index = start + count - 1
+        while v > 0 {
+            line[index] = UInt8(ascii: "0") + UInt8(v % 10)
+            v /= 10
+            index -= 1
+        }
     }
 
     /// `2026-11-22T10:00:00Z` (whole seconds: readings are never finer than a second).
