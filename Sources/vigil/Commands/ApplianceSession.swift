@@ -1,6 +1,7 @@
 import Alarms
 import App
 import Clocks
+import History
 import Host
 import Platform
 import Readings
@@ -33,6 +34,12 @@ struct ApplianceSession: HostSession {
     private var nextClockCheck: MonotonicInstant?
     private var lastStatus = ""
     private var startupCodeDropped = false
+    /// The rolling history (issue 5); nil when it cannot be opened (the storage fault sounds).
+    var history: HistoryStore?
+    /// The history was corrupt at start and was moved aside (the storage fault stays raised).
+    var historyWasCorrupt = false
+    private var clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
+    private var nextPrune: MonotonicInstant?
     /// The face's time never goes back: a button edge stamped by the kernel a moment before
     /// the face last ran is fed at that later time.
     private var faceTime: MonotonicInstant?
@@ -85,8 +92,53 @@ struct ApplianceSession: HostSession {
         report()
     }
 
-    /// Buzzer and LED off, lines released, the terminal restored.
-    func close() { device?.close() }
+    /// The history's one transaction per turn; a clock step re-dates what the unset clock
+    /// dated; old rows pruned a little at a time. A failed commit keeps the rows in memory
+    /// (bounded) and sounds the storage fault until a commit succeeds again.
+    mutating func endOfTurn(at now: MonotonicInstant) {
+        guard let history else { return }
+        let wallNow = SystemClock.wallNow()
+        if let step = clockWatch.observe(monotonic: now, wall: wallNow) {
+            logger.log(.notice, "the wall clock stepped by \(step.to - step.from)")
+            if step.setsTheClock {
+                do {
+                    let moved = try history.redate(ClockJump(monotonic: step.monotonic, from: step.from, to: step.to))
+                    logger.log(.notice, "history: \(moved) rows dated before the clock was set were re-dated")
+                } catch {
+                    logger.log(.error, "history: re-dating after the clock was set failed: \(error)")
+                }
+            }
+        }
+        if history.pendingCount > 0 {
+            switch history.commit() {
+            case .nothingPending:
+                break
+            case .committed:
+                stored(true, at: now)
+            case let .failed(error, pending, dropped):
+                logger.log(.error, "history: cannot write (\(error)); \(pending) rows kept in memory" + (dropped > 0 ? ", \(dropped) dropped" : ""))
+                stored(false, at: now)
+            }
+            report()
+        }
+        if nextPrune.map({ now >= $0 }) ?? true {
+            nextPrune = now + .seconds(600)
+            do {
+                let outcome = try history.prune(now: wallNow)
+                logger.log(.debug, "history: pruned \(outcome)")
+            } catch {
+                logger.log(.warning, "history: pruning failed: \(error)")
+            }
+        }
+    }
+
+    /// Buzzer and LED off, lines released, the terminal restored, the history's last rows written.
+    func close() {
+        device?.close()
+        if let history, history.pendingCount > 0, case let .failed(error, pending, _) = history.commit() {
+            logger.log(.error, "history: \(pending) rows could not be written at exit: \(error)")
+        }
+    }
 
     private mutating func feed(_ edges: [TimedButtonEdge]) {
         for edge in edges {
@@ -107,10 +159,15 @@ struct ApplianceSession: HostSession {
         let now = SystemClock.monotonicNow()
         let wallNow = SystemClock.wallNow()
         var events = appliance.takeEvents()
+        if let history {
+            for event in events { history.append(event.recordedReadings(monotonicNow: now, wallNow: wallNow), receivedAt: now) }
+        }
         if face != nil {
             let faceNow = at(now)
             for event in events { face?.observe(event, monotonicNow: faceNow, wallNow: wallNow) }
-            events += (face?.takeAlarmEvents() ?? []).map(ApplianceEvent.alarm)
+            let alarmEvents = face?.takeAlarmEvents() ?? []
+            history?.append(alarmEvents, monotonicNow: now, wallNow: wallNow)
+            events += alarmEvents.map(ApplianceEvent.alarm)
         }
         for event in events {
             if eventsJSON {
@@ -144,7 +201,9 @@ struct ApplianceSession: HostSession {
                 savedAlarmState = face.alarms.engine.state
                 stored(state?.saveAlarmState(face.alarms.engine.state, at: now), at: now)
                 // A storage fault raised or cleared just now is an event of its own.
-                for event in self.face?.takeAlarmEvents() ?? [] { announce(.alarm(event), now: now, wallNow: wallNow) }
+                let storageEvents = self.face?.takeAlarmEvents() ?? []
+                history?.append(storageEvents, monotonicNow: now, wallNow: wallNow)
+                for event in storageEvents { announce(.alarm(event), now: now, wallNow: wallNow) }
             }
             flushFace(now: now)
         }
@@ -152,8 +211,13 @@ struct ApplianceSession: HostSession {
     }
 
     /// Whether a write to the state directory worked feeds the storage fault (nil: nothing written).
+    mutating func storageFailed(at now: MonotonicInstant) { stored(false, at: now) }
+
     private mutating func stored(_ succeeded: Bool?, at now: MonotonicInstant) {
         guard let succeeded, face != nil else { return }
+        // A history found corrupt at start keeps its fault until a person acknowledges it:
+        // the next good write must not hide that months of readings were moved aside.
+        if succeeded, historyWasCorrupt { return }
         let t = at(now)
         face?.update(at: t) { $0.storage(succeeded: succeeded, at: t) }
     }

@@ -3,6 +3,7 @@ import App
 import ArgumentParser
 import Bluetooth
 import Clocks
+import History
 import Host
 import Platform
 import Readings
@@ -104,9 +105,34 @@ struct RunCommand: ParsableCommand {
         session.device = FaceDevices.open(faceSetup, logger: logger)
         session.face = ApplianceFace(alarms: alarms, drive: faceSetup.sequencerDrive, actions: faceSetup.buttonActions, at: now,
                                      buttonPressedAtBoot: session.device?.isButtonPressedAtBoot ?? false)
+        openHistory(into: &session, stateDirectory: state.path, logger: logger, at: now)
         defer { session.close() }
         let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true)
         if code != 0 { throw ExitCode(code) }
+    }
+
+    /// The history in the state directory. A corrupt file is moved aside and a fresh one
+    /// started; either that or a history that cannot be opened at all sounds the storage fault
+    /// (the appliance keeps running: alarms matter more than records).
+    private func openHistory(into session: inout ApplianceSession, stateDirectory: String, logger: Logger, at now: MonotonicInstant) {
+        let path = stateDirectory + "/history.sqlite"
+        do {
+            let history = try HistoryStore.open(path: path)
+            switch history.outcome {
+            case let .recreatedAfterCorruption(movedTo, reason):
+                logger.log(.error, "history: \(path) was corrupt (\(reason)); moved to \(movedTo), a fresh history is started")
+                session.historyWasCorrupt = true
+                session.storageFailed(at: now)
+            case .created:
+                logger.log(.notice, "history: created \(path)")
+            case let .opened(version):
+                logger.log(.info, "history: \(path) (schema \(version))")
+            }
+            session.history = history
+        } catch {
+            logger.log(.error, "history: cannot open \(path): \(error); readings are not being kept")
+            session.storageFailed(at: now)
+        }
     }
 
     /// Reads and validates the configuration; any problem is reported with its line and the

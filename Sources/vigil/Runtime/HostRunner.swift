@@ -79,6 +79,7 @@ final class HostRunner {
             }
             // Send what the last turn produced before sleeping: nothing may wait in the queue.
             drain(&session, at: now)
+            session.endOfTurn(at: now)
             watchSessionDescriptors(session.descriptors)
             let deadline = earliest(host.nextDeadline, session.nextDeadline, options.stopAt, reopenAt, link?.nextDeadline)
             let ready: [PollLoop.Event]

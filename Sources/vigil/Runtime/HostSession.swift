@@ -17,9 +17,13 @@ protocol HostSession {
     var descriptors: [Int32] { get }
     /// One of `descriptors` is readable (or hung up): the session reads it itself.
     mutating func readable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant)
+    /// The turn's work is done and the loop is about to sleep: the place for work batched per
+    /// turn (the history's one transaction).
+    mutating func endOfTurn(at now: MonotonicInstant)
 }
 
 extension HostSession {
     var descriptors: [Int32] { [] }
     mutating func readable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {}
+    mutating func endOfTurn(at now: MonotonicInstant) {}
 }

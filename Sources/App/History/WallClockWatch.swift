@@ -1,0 +1,35 @@
+import Clocks
+
+/// Notices the wall clock stepping: a Raspberry Pi has no real-time clock, boots in 1970 (or at
+/// fake-hwclock's last save) and jumps when network time arrives. Fed the two clocks read
+/// together each turn; reports a step when the wall clock moved more than `tolerance` away
+/// from where the monotonic clock says it should be.
+public struct WallClockWatch: Sendable {
+    /// A step of the wall clock at `monotonic`: `from` is what the old clock would read then,
+    /// `to` what the new one reads.
+    public struct Step: Hashable, Sendable {
+        public var monotonic: MonotonicInstant
+        public var from: WallClockTime
+        public var to: WallClockTime
+        /// The old clock was not set (before `earliestBelievable`) and the new one is: the
+        /// readings dated on the old one must be re-dated.
+        public var setsTheClock: Bool
+    }
+
+    /// Slews by NTP and scheduling noise stay well under this; a step does not.
+    public var tolerance: Duration = .seconds(30)
+    public let earliestBelievable: WallClockTime
+    private var last: (monotonic: MonotonicInstant, wall: WallClockTime)?
+
+    public init(earliestBelievable: WallClockTime) { self.earliestBelievable = earliestBelievable }
+
+    public mutating func observe(monotonic: MonotonicInstant, wall: WallClockTime) -> Step? {
+        defer { last = (monotonic, wall) }
+        guard let last else { return nil }
+        let expected = last.wall + (monotonic - last.monotonic)
+        let difference = wall - expected
+        guard difference > tolerance || difference < .zero - tolerance else { return nil }
+        return Step(monotonic: monotonic, from: expected, to: wall,
+                    setsTheClock: expected < earliestBelievable && wall >= earliestBelievable)
+    }
+}
