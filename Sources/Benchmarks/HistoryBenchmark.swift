@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import App
 import Clocks
 import History
 import Platform
@@ -14,9 +15,9 @@ import Readings
 /// database size, the bytes a year of glucose takes, and how long the integrity checks take on
 /// that file (quick_check runs at every open).
 ///
-/// The CSV exporter (`Sources/App/Export/`) is being written in parallel, so the export here is
-/// a minimal CSV line writer of this benchmark's own, with the same work per row: read the
-/// row back through the streaming cursor, format an ISO 8601 time and the value, write.
+/// The export is the one `vigil export --format csv` runs: the streaming cursor read back
+/// through App's `CSVExporter` (ISO 8601 times with their offset, RFC 4180 quoting), written
+/// to the file in 64 KiB chunks.
 enum HistoryBenchmark {
     struct Options {
         var glucoseRows = 105_120
@@ -116,78 +117,26 @@ enum HistoryBenchmark {
         ]
     }
 
-    /// `time,device,kind,value,unit,trend` with the time in ISO 8601 UTC: the benchmark's own
-    /// minimal CSV writer (see the type's comment).
+    /// Every reading, oldest first, through `CSVExporter` into `path`.
     static func exportCSV(store: HistoryStore, to path: String) throws -> (rows: Int, bytes: Int) {
         let writer = try FileWriter(path: path, truncate: true)
-        try writer.write(Array("time,device,kind,value,unit,trend\n".utf8))
-        var line: [UInt8] = []
-        line.reserveCapacity(128)
+        var exporter = CSVExporter(utcOffset: .zero)
+        var chunk = exporter.header()
+        chunk.reserveCapacity(70_000)
         var rows = 0
         let cursor = store.readings()
         for reading in cursor {
-            line.removeAll(keepingCapacity: true)
-            appendISO8601(reading.wallTime, to: &line)
-            line.append(UInt8(ascii: ","))
-            line += reading.device.rawValue.utf8
-            line.append(UInt8(ascii: ","))
-            line += reading.kind.rawValue.utf8
-            line.append(UInt8(ascii: ","))
-            switch reading.value {
-            case let .glucose(value, trend):
-                appendDecimal(Int64(value.roundedMilligramsPerDeciliter), to: &line)
-                line += ",mg/dL,".utf8
-                if let trend { line += trend.nightscoutName.utf8 }
-            case let .heartRate(bpm, _):
-                appendDecimal(Int64(bpm.value), to: &line)
-                line += ",bpm,".utf8
-            default:
-                line += "\(reading.value),,".utf8
-            }
-            line.append(UInt8(ascii: "\n"))
-            try writer.write(line)
+            chunk += exporter.encode(reading)
             rows += 1
+            if chunk.count >= 65_536 {
+                try writer.write(chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
         }
         if let error = cursor.error { throw error }
+        chunk += exporter.footer()
+        try writer.write(chunk)
         try writer.close()
         return (rows, writer.size)
-    }
-
-    /// Digits appended in place (no temporary array: this runs seven times per exported row).
-    static func appendDecimal(_ value: Int64, to line: inout [UInt8], width: Int = 0) {
-        if value < 0 { line.append(UInt8(ascii: "-")) }
-        var v = value.magnitude
-        var count = 1
-        var probe = v
-        while probe >= 10 { probe /= 10; count += 1 }
-        count = max(count, width)
-        let start = line.count
-        line.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
-        var index = start + count - 1
-        while v > 0 {
-            line[index] = UInt8(ascii: "0") + UInt8(v % 10)
-            v /= 10
-            index -= 1
-        }
-    }
-
-    /// `2026-11-22T10:00:00Z` (whole seconds: readings are never finer than a second).
-    static func appendISO8601(_ time: WallClockTime, to line: inout [UInt8]) {
-        let seconds = time.secondsSinceEpoch
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        let date = WallClockTime.civil(fromDays: days)
-        appendDecimal(date.year, to: &line, width: 4)
-        line.append(UInt8(ascii: "-"))
-        appendDecimal(date.month, to: &line, width: 2)
-        line.append(UInt8(ascii: "-"))
-        appendDecimal(date.day, to: &line, width: 2)
-        line.append(UInt8(ascii: "T"))
-        appendDecimal(secondOfDay / 3600, to: &line, width: 2)
-        line.append(UInt8(ascii: ":"))
-        appendDecimal(secondOfDay / 60 % 60, to: &line, width: 2)
-        line.append(UInt8(ascii: ":"))
-        appendDecimal(secondOfDay % 60, to: &line, width: 2)
-        line.append(UInt8(ascii: "Z"))
     }
 }
