@@ -36,7 +36,7 @@ enum IdleBenchmark {
         guard access(options.vigil, X_OK) == 0 else {
             let reason = "no vigil binary at \(options.vigil) (scripts/release builds it)"
             let figures = [Figure.skipped("idle vigil run: CPU", target: cpuTarget, reason: reason),
-                           Figure.skipped("idle vigil run: resident", target: "< 10 MB", reason: reason),
+                           Figure.skipped("idle vigil run: resident", target: "< 10 MiB", reason: reason),
                            Figure.skipped("idle vigil demo: CPU", reason: reason)]
             figures.forEach { print($0.line) }
             return figures
@@ -108,7 +108,7 @@ enum IdleBenchmark {
         let cpuTarget = "< 0.1 % of one core"
         let rig: HeartRateRig
         do { rig = try HeartRateRig(repoRoot: options.repoRoot, rateHz: 1) } catch {
-            return [Figure.skipped(cpuName, target: cpuTarget, reason: "\(error)"), Figure.skipped(rssName, target: "< 10 MB", reason: "\(error)")]
+            return [Figure.skipped(cpuName, target: cpuTarget, reason: "\(error)"), Figure.skipped(rssName, target: "< 10 MiB", reason: "\(error)")]
         }
         let arguments = rig.runArguments(vigil: options.vigil, configuration: "[[device]]\ntype = \"heart-rate\"\n")
         switch measure(arguments, options: options, log: rig.directory + "/vigil.log") {
@@ -119,7 +119,7 @@ enum IdleBenchmark {
                 Figure.checked(cpuName, Format.fixed(s.cpuPercent, places: 3) + " %", target: cpuTarget,
                                passes: s.cpuPercent < cpuLimitPercent && notifications > 0),
                 Figure.checked(rssName, "\(Format.megabytes(s.lastResident)) (max \(Format.megabytes(s.maxResident)) = \(Format.fixed(Double(s.maxResident) / 1e6, places: 2)) MB)",
-                               target: "< 10 MB", passes: s.maxResident < ResidentBenchmark.limitBytes),
+                               target: "< 10 MiB", passes: s.maxResident < ResidentBenchmark.limitBytes),
             ]
         case .failure(let reason):
             let log = (try? FileSystem.readFile(path: rig.directory + "/vigil.log")).map { String(decoding: $0.suffix(400), as: UTF8.self) } ?? ""

@@ -14,12 +14,13 @@ import Platform
 /// takes two to three minutes). A second, absent heart-rate monitor is configured with a fixed
 /// address, so the scanner stays on for the whole run as it does in a bedroom where one
 /// configured sensor is out of range. VmRSS is sampled every 10,000 notifications; the figure
-/// is checked against 10 MB in decimal units (10,000,000 bytes, the stricter reading of "MB"),
-/// and "flat" means less than 256 KiB of growth between the 10,000th and the last sample —
+/// is checked against 10 MB as memory is counted (10 MiB, 10,485,760 bytes; the decimal
+/// figure is printed too), and "flat" means less than 256 KiB of growth between the 10,000th
+/// and the last sample —
 /// a leak of 3 bytes a notification would show. `--events-json` output is counted so the
 /// figure is only a pass if vigil really decoded what the rig sent.
 enum ResidentBenchmark {
-    static let limitBytes = 10_000_000
+    static let limitBytes = 10 * 1_048_576
     static let growthLimitBytes = 256 * 1024
     static let sampleEvery = 10_000
 
@@ -35,7 +36,7 @@ enum ResidentBenchmark {
         let flatName = "vigil run under load: growth"
         print("== resident: vigil run with a heart-rate monitor notifying as fast as Bumble can, until \(Format.grouped(options.notifications)) notifications")
         func skip(_ reason: String) -> [Figure] {
-            let figures = [Figure.skipped(name, target: "< 10 MB", reason: reason), Figure.skipped(flatName, target: "< 256 KiB", reason: reason)]
+            let figures = [Figure.skipped(name, target: "< 10 MiB", reason: reason), Figure.skipped(flatName, target: "< 256 KiB", reason: reason)]
             figures.forEach { print($0.line) }
             return figures
         }
@@ -94,7 +95,7 @@ enum ResidentBenchmark {
         let figures = [
             Figure.checked(name, "\(Format.megabytes(maxBytes)) = \(Format.fixed(Double(maxBytes) / 1e6, places: 2)) MB max over \(samples.count) samples"
                            + (decodedAll ? "" : "; vigil decoded only \(Format.grouped(decoded))"),
-                           target: "< 10 MB", passes: maxBytes < limitBytes && decodedAll),
+                           target: "< 10 MiB", passes: maxBytes < limitBytes && decodedAll),
             Figure.checked(flatName, "\(growth / 1024) KiB from \(Format.grouped(first.notifications)) to \(Format.grouped(last.notifications)) notifications",
                            target: "< 256 KiB", passes: growth < growthLimitBytes),
         ]

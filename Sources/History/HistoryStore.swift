@@ -114,6 +114,10 @@ public final class HistoryStore {
                 throw SQLiteError(code: SQLITE_CANTOPEN, extendedCode: SQLITE_CANTOPEN, message: "journal_mode is \(mode ?? "unknown"), not wal", operation: "PRAGMA journal_mode = WAL")
             }
             try connection.execute("PRAGMA synchronous = NORMAL")
+            // 512 KiB of page cache instead of SQLite's 2 MiB: the appliance appends a few rows
+            // a turn and reads back only for exports, and resident memory is a figure of its own
+            // (issue 2): the default cache grew vigil run by ~2 MiB under a fast heart rate.
+            try connection.execute("PRAGMA cache_size = -512")
             let verdict = try check(connection, full: fullCheck)
             guard verdict == "ok" else {
                 throw SQLiteError(code: SQLITE_CORRUPT, extendedCode: SQLITE_CORRUPT, message: "integrity check: \(verdict)", operation: fullCheck ? "PRAGMA integrity_check" : "PRAGMA quick_check")

@@ -13,8 +13,12 @@ final class Logger {
         forJournal = !Terminal.isTerminal(fd: 2)
     }
 
-    func log(_ level: Host.LogLevel, _ message: String) {
+    /// The message is built only when the line is written: a reading's text is formatted at
+    /// info level for every notification, and at the usual notice level that work (and the
+    /// string-formatting code it pulls into memory) is skipped.
+    func log(_ level: Host.LogLevel, _ message: @autoclosure () -> String) {
         guard level >= minimum else { return }
+        let message = message()
         if forJournal {
             // syslog priorities: 3 err, 4 warning, 5 notice, 6 info, 7 debug.
             let priority = [7, 6, 5, 4, 3][level.rawValue]
