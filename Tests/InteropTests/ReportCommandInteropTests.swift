@@ -34,6 +34,7 @@ extension Interop {
             #expect(parser.parse() && parser.parserError == nil, "\(parser.parserError.map { "\($0)" } ?? "")")
             #expect(collector.root == "svg")
             #expect(collector.text.contains("not a medical device"))
+            #expect(collector.text.contains("2500"), "the sensor reading count")
             // Mean of 80...179 repeated (25 whole cycles): 129.5 mg/dL, shown rounded.
             #expect(collector.text.contains("130") || collector.text.contains("129"), "\(collector.text.prefix(2_000))")
         }

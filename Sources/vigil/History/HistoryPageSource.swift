@@ -13,8 +13,11 @@ import Readings
 /// caller does) keeps stepping the open statement, and any other cursor reopens the query and
 /// skips that many rows, which is slower but still right.
 ///
-/// The open statement holds a WAL read snapshot, so an export is consistent even while
-/// `vigil run` commits; `close()` (or the end of the export) lets the snapshot go.
+/// In a process of its own (`vigil export`, `vigil report`) the open statement holds a WAL read
+/// snapshot, so the export is consistent while `vigil run` commits. Inside `vigil run` (the
+/// serial server, the USB bundle) it shares the runner's connection, so rows committed during
+/// an export may appear in it if they sort after the cursor. `close()` (or the end of the
+/// export) finalizes the statement.
 struct HistoryPageSource: SerialExportSource {
     let store: HistoryStore
     private var open: (filter: ExportFilter, rows: History.ReadingCursor, delivered: Int64)?
