@@ -16,7 +16,10 @@ struct Vigil: ParsableCommand {
             serial:/dev/ttyX[@baud][,rtscts] (H4 over a UART), btsnoop:FILE (replay a capture, read-only).
             Exit codes: 0 success, 1 runtime failure, 64 usage error, 78 configuration error.
             """,
-        subcommands: [ScanCommand.self, GATTCommand.self, RunCommand.self, DemoCommand.self, AlarmCommand.self])
+        subcommands: [ScanCommand.self, GATTCommand.self, RunCommand.self, DemoCommand.self, AlarmCommand.self,
+                      ExportCommand.self,
+                      ReportCommand.self,
+                      SerialExportCommand.self])
 
     static func main() {
         // Before anything else runs: resident memory is one of the appliance's figures.

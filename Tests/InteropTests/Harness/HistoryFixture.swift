@@ -1,0 +1,48 @@
+import Clocks
+import Foundation
+import History
+import Readings
+
+/// A temporary history filled through `HistoryStore`, as `vigil run` fills it: glucose every
+/// 5 minutes from `start` (value 80 + i mod 100 mg/dL, trend flat, sensor time 300·i s) on
+/// `dexcom-8G1234`, and heart rate every minute (60 + i mod 40 bpm) on `polar-h10`. More
+/// readings than one export page (1000), so paging is exercised end to end.
+final class HistoryFixture {
+    /// 2026-11-01T00:00:00Z.
+    static let start = WallClockTime(microsecondsSinceEpoch: 1_793_491_200_000_000)
+    let directory: URL
+    let glucoseCount: Int
+    let heartRateCount: Int
+    var database: String { directory.appendingPathComponent("history.sqlite").path }
+    var stateDirectory: String { directory.path }
+
+    init(glucose: Int = 2_500, heartRate: Int = 300) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        glucoseCount = glucose
+        heartRateCount = heartRate
+        let store = try HistoryStore.open(path: directory.appendingPathComponent("history.sqlite").path, bootID: "fixture")
+        store.append((0..<glucose).map(Self.glucose(_:)))
+        store.append((0..<heartRate).map(Self.heartRate(_:)))
+        guard case let .committed(rows, _) = store.commit(), rows == glucose + heartRate else {
+            throw HarnessError.malformedOutput("the fixture history did not commit every row")
+        }
+        try store.checkpoint()
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    static func glucose(_ i: Int) -> RecordedReading {
+        RecordedReading(device: "dexcom-8G1234",
+                        value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(80 + i % 100)), trend: .flat),
+                        wallTime: start + .seconds(Int64(i) * 300), sensorTime: Int64(i) * 300)
+    }
+
+    static func heartRate(_ i: Int) -> RecordedReading {
+        RecordedReading(device: "polar-h10", value: .heartRate(BeatsPerMinute(UInt16(60 + i % 40)), contact: .detected),
+                        wallTime: start + .seconds(Int64(i) * 60 + 30))
+    }
+
+    /// A path in the fixture's directory.
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+}
