@@ -6,6 +6,7 @@ extension VigilConfiguration {
         ("bluetooth", ["hci", "btsnoop-log", "scan", "static-address"]),
         ("storage", ["state-dir"]),
         ("log", ["level"]),
+        ("export", ["serial", "usb"]),
         ("face", faceKeys),
         ("alarms", alarmsKeys),
         ("device", deviceKeys),
@@ -53,6 +54,8 @@ struct SchemaReader {
                 if let table = sectionTable(entry) { config.storage = readStorage(table) }
             case "log":
                 if let table = sectionTable(entry) { config.log = readLog(table) }
+            case "export":
+                if let table = sectionTable(entry) { config.export = readExport(table) }
             case "face":
                 if let table = sectionTable(entry) { config.face = readFace(table, at: entry.value.position) }
             case "alarms":
@@ -122,6 +125,29 @@ struct SchemaReader {
             storage.stateDirectory = path
         }
         return storage
+    }
+
+    private mutating func readExport(_ table: TOML.Table) -> VigilConfiguration.Export {
+        var export = VigilConfiguration.Export()
+        if let (text, value) = string("serial", in: table, "[export]") {
+            if text.isEmpty {
+                export.serialPort = nil
+            } else {
+                let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
+                if let path = absolutePath(parts[0], key: "serial", "[export]", at: value.position) { export.serialPort = path }
+                if parts.count == 2 {
+                    if let baud = Int(parts[1]), baud > 0 {
+                        export.serialBaud = baud
+                    } else {
+                        fail(.invalidValue(key: "serial", section: "[export]", reason: "the speed after @ must be a whole number of baud, as in \"/dev/ttyGS0@115200\""), at: value.position)
+                    }
+                }
+            }
+        }
+        if let (text, value) = string("usb", in: table, "[export]") {
+            export.usbMountPoint = text.isEmpty ? nil : absolutePath(text, key: "usb", "[export]", at: value.position)
+        }
+        return export
     }
 
     private mutating func readLog(_ table: TOML.Table) -> VigilConfiguration.Log {

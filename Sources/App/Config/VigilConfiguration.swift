@@ -45,6 +45,22 @@ public struct VigilConfiguration: Equatable, Sendable {
         public init(stateDirectory: String = "/var/lib/vigil") { self.stateDirectory = stateDirectory }
     }
 
+    /// `[export]`: handing the history over without a network (issue 5).
+    public struct Export: Equatable, Sendable {
+        /// `serial`: the tty the serial export protocol answers on ("/dev/ttyGS0" is a Pi Zero
+        /// 2 W's USB gadget serial port), with an optional `@baud`; nil: off.
+        public var serialPort: String?
+        public var serialBaud: Int
+        /// `usb`: where a USB stick is mounted, for the button's double press; nil: off.
+        public var usbMountPoint: String?
+
+        public init(serialPort: String? = nil, serialBaud: Int = 115_200, usbMountPoint: String? = "/media/usb") {
+            self.serialPort = serialPort
+            self.serialBaud = serialBaud
+            self.usbMountPoint = usbMountPoint
+        }
+    }
+
     /// `[log] level`, least to most severe.
     public enum LogLevel: String, CaseIterable, Comparable, Sendable {
         case debug, info, notice, warning, error
@@ -106,6 +122,7 @@ public struct VigilConfiguration: Equatable, Sendable {
     public var bluetooth: Bluetooth
     public var storage: Storage
     public var log: Log
+    public var export = Export()
     public var devices: [Device]
     /// `[face]` (VigilConfiguration.Face.swift)
     public var face: Face

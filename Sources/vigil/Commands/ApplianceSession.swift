@@ -38,6 +38,11 @@ struct ApplianceSession: HostSession {
     var history: HistoryStore?
     /// The history was corrupt at start and was moved aside (the storage fault stays raised).
     var historyWasCorrupt = false
+    /// The serial export protocol on a tty (`[export] serial`); nil when not configured.
+    var serialExport: SerialExportServer?
+    /// Where the double press writes its bundle (`[export] usb`); nil when not configured.
+    var usbMountPoint: String?
+    var utcOffset: Duration = .zero
     private var clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
     private var nextPrune: MonotonicInstant?
     /// The face's time never goes back: a button edge stamped by the kernel a moment before
@@ -52,10 +57,13 @@ struct ApplianceSession: HostSession {
     }
 
     var nextDeadline: MonotonicInstant? {
-        earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck)
+        // An answer still to send on the serial port is written a chunk a turn: come back soon.
+        let serialWrite = serialExport?.wantsToWrite == true ? SystemClock.monotonicNow() + .milliseconds(20) : nil
+        return earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
+                        serialExport?.nextDeadline, serialWrite)
     }
 
-    var descriptors: [Int32] { device?.descriptors ?? [] }
+    var descriptors: [Int32] { (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) }
 
     mutating func controllerReady(host: inout Host, at now: MonotonicInstant) {
         appliance.controllerReady(host: &host, at: now)
@@ -87,6 +95,10 @@ struct ApplianceSession: HostSession {
     }
 
     mutating func readable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {
+        if let serialExport, serialExport.descriptors.contains(descriptor) {
+            serialExport.readable(descriptor, at: now, wallNow: SystemClock.wallNow())
+            return
+        }
         guard let device else { return }
         feed(device.readButton(descriptor, at: now))
         report()
@@ -96,6 +108,10 @@ struct ApplianceSession: HostSession {
     /// dated; old rows pruned a little at a time. A failed commit keeps the rows in memory
     /// (bounded) and sounds the storage fault until a commit succeeds again.
     mutating func endOfTurn(at now: MonotonicInstant) {
+        if let serialExport {
+            if let due = serialExport.nextDeadline, now >= due { serialExport.handleDeadline(at: now) }
+            if serialExport.wantsToWrite, let fd = serialExport.descriptors.first { serialExport.writable(fd, at: now) }
+        }
         guard let history else { return }
         let wallNow = SystemClock.wallNow()
         if let step = clockWatch.observe(monotonic: now, wall: wallNow) {
@@ -135,6 +151,7 @@ struct ApplianceSession: HostSession {
     /// Buzzer and LED off, lines released, the terminal restored, the history's last rows written.
     func close() {
         device?.close()
+        serialExport?.close()
         if let history, history.pendingCount > 0, case let .failed(error, pending, _) = history.commit() {
             logger.log(.error, "history: \(pending) rows could not be written at exit: \(error)")
         }
@@ -231,6 +248,25 @@ struct ApplianceSession: HostSession {
         logger.log(console ? .info : .warning, event.logLine)
     }
 
+    /// The button's double press: the bundle (CSV, Nightscout JSON, the report) onto the stick,
+    /// written whole or not at all. A missing, full or read-only stick is said in the log and
+    /// on the status line; the alarms wait the few seconds it takes.
+    private mutating func exportToUSB() {
+        guard let mountPoint = usbMountPoint else {
+            logger.log(.notice, "button: double press, but no [export] usb mount point is configured")
+            return
+        }
+        guard let history else {
+            logger.log(.error, "button: double press, but the history is not open: nothing to export")
+            return
+        }
+        let bundle = USBBundle(now: SystemClock.wallNow(), utcOffset: utcOffset)
+        let result = USBExport.write(bundle, to: mountPoint, history: history)
+        logger.log(result.succeeded ? .notice : .error, "USB export: \(result)")
+        device?.show(status: result.succeeded ? "USB export done: \(result)" : "USB export FAILED: \(result)")
+        lastStatus = ""
+    }
+
     /// Line writes to the device; button outcomes to the log; the status line refreshed.
     private mutating func flushFace(now: MonotonicInstant) {
         guard var face else { return }
@@ -240,7 +276,7 @@ struct ApplianceSession: HostSession {
         for output in rest {
             switch output {
             case .exportRequested:
-                logger.log(.notice, "button: double press — export to a USB stick is not available in this version yet")
+                exportToUSB()
             case let .nothingToSilence(gesture, _):
                 logger.log(.notice, "button: \(gesture) press, nothing sounding to silence")
             case .face:

@@ -106,6 +106,14 @@ struct RunCommand: ParsableCommand {
         session.face = ApplianceFace(alarms: alarms, drive: faceSetup.sequencerDrive, actions: faceSetup.buttonActions, at: now,
                                      buttonPressedAtBoot: session.device?.isButtonPressedAtBoot ?? false)
         openHistory(into: &session, stateDirectory: state.path, logger: logger, at: now)
+        session.utcOffset = configuration.alarms.utcOffset
+        session.usbMountPoint = configuration.export.usbMountPoint
+        if let port = configuration.export.serialPort, let history = session.history {
+            let server = SerialExportServer(path: port, baud: configuration.export.serialBaud, history: history,
+                                            configuration: .init(utcOffset: configuration.alarms.utcOffset), logger: logger)
+            server.open(at: now)
+            session.serialExport = server
+        }
         defer { session.close() }
         let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true)
         if code != 0 { throw ExitCode(code) }

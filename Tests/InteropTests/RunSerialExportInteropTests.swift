@@ -1,0 +1,39 @@
+import Foundation
+import Platform
+import Testing
+
+extension Interop {
+    /// `vigil run` with `[export] serial`: the appliance answers the serial export protocol
+    /// from its own history while it runs — here with no controller at all (its TCP port is
+    /// closed), which must not stop the export from working.
+    @Suite struct RunSerialExportInteropTests {
+        @Test func theRunningApplianceAnswersOnItsSerialPort() throws {
+            let fixture = try HistoryFixture()
+            let pair = try PseudoTerminal.openPair()
+            let config = fixture.path("vigil.conf")
+            try """
+                [storage]
+                state-dir = "\(fixture.stateDirectory)"
+
+                [export]
+                serial = "\(pair.secondaryPath)"
+
+                [face]
+                backend = "none"
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+            let run = try SerialExportInteropTests.Background(
+                ["run", "--config", config, "--hci", "tcp:127.0.0.1:1", "--log-level", "info", "--seconds", "60"], in: fixture.directory)
+            #expect(run.waitForLog("serial export: listening on \(pair.secondaryPath)"), "\(run.stderrText)")
+            try pair.primary.write(Array("STATUS\r".utf8))
+            let status = try SerialExportInteropTests.read(pair.primary, until: "\r\n.\r\n")
+            #expect(status.contains("OK status\r\nreadings 2800\r\n"), "\(status)\n\(run.stderrText)")
+            try pair.primary.write(Array("EXPORT ndjson 2026-11-01T00:00:00Z 2026-11-01T00:01:00Z\r".utf8))
+            let export = try SerialExportInteropTests.read(pair.primary, until: "\r\n.\r\n")
+            #expect(export.contains("OK export ndjson\r\n"), "\(export)")
+            #expect(export.components(separatedBy: "\"kind\":").count - 1 == 2, "one glucose and one heart-rate reading in that minute: \(export)")
+            // No controller: the appliance says so (and sounds it) but keeps serving.
+            #expect(run.stderrText.contains("cannot open the Bluetooth controller"))
+            #expect(run.stop() == 0, "\(run.stderrText)")
+        }
+    }
+}
