@@ -4,8 +4,7 @@ import Testing
 extension Interop {
     /// `vigil export --usb`: the bundle written through the built binary, and the quick, clear
     /// refusals for a missing mount point and a plain directory where no stick is mounted.
-    /// (A read-only or full stick needs a real mount to provoke; `MountedVolume` and
-    /// `USBExport` map EROFS/ENOSPC, untested here.)
+    /// (A read-only or a full stick needs a real mount: `USBStickMountInteropTests`.)
     @Suite struct USBExportInteropTests {
         @Test func bundleIsWrittenWholeWithTheSameCSVAsExport() throws {
             let fixture = try HistoryFixture()
