@@ -37,7 +37,7 @@ import Testing
         }
         let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
         #expect(store.outcome == .opened(fromVersion: 1))
-        #expect(try store.connection.scalarInt("PRAGMA user_version") == 2)
+        #expect(try store.connection.scalarInt("PRAGMA user_version") == Int64(HistorySchema.currentVersion))
         let readings = Array(store.readings())
         #expect(readings == [
             RecordedReading(device: "dexcom-8G1234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 109), trend: .fortyFiveDown),

@@ -95,6 +95,22 @@ import Testing
         #expect(try store.counts().totalReadings == 4)
     }
 
+    @Test func differentReadingsReceivedTogetherAreAllKept() throws {
+        // Notifications read from the controller in one go share one reception instant, so
+        // they have the same wall time: only a repeated value is a duplicate.
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        let beats = [71, 72, 73].map {
+            RecordedReading(device: polar, value: .heartRate(BeatsPerMinute(UInt16($0)), contact: .detected), wallTime: noon)
+        }
+        let noContact = RecordedReading(device: polar, value: .heartRate(BeatsPerMinute(71), contact: .notDetected), wallTime: noon)
+        store.append(beats + [noContact])
+        #expect(store.commit() == .committed(rows: 4, duplicates: 0))
+        store.append(beats)
+        #expect(store.commit() == .committed(rows: 0, duplicates: 3), "a replay of the same values is kept once")
+        #expect(try store.counts().readings[.heartRate] == 4)
+    }
+
     @Test func alarmEventsCalibrationsAndDevicesRoundTrip() throws {
         let directory = try TemporaryDirectory()
         let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
