@@ -140,13 +140,18 @@ struct ApplianceSession: HostSession {
         if nextPrune.map({ now >= $0 }) ?? true {
             nextPrune = now + .seconds(600)
             do {
-                let outcome = try history.prune(now: wallNow)
+                let outcome = try history.prune(now: wallNow, policy: Self.retention)
                 logger.log(.debug, "history: pruned \(outcome)")
             } catch {
                 logger.log(.warning, "history: pruning failed: \(error)")
             }
         }
     }
+
+    /// The standard retention (365 days of glucose, 30 of heart rate) with a 1 GiB cap: an SD
+    /// card shared with the system must never fill up with heart beats.
+    static let retention = RetentionPolicy(keep: RetentionPolicy.standard.keep, otherRows: RetentionPolicy.standard.otherRows,
+                                           maximumBytes: 1 << 30)
 
     /// Buzzer and LED off, lines released, the terminal restored, the history's last rows written.
     func close() {
@@ -263,6 +268,11 @@ struct ApplianceSession: HostSession {
         let bundle = USBBundle(now: SystemClock.wallNow(), utcOffset: utcOffset)
         let result = USBExport.write(bundle, to: mountPoint, history: history)
         logger.log(result.succeeded ? .notice : .error, "USB export: \(result)")
+        // Said with sound and light too: one beep and blink when the bundle is on the stick,
+        // three when it is not (the low and medium test bursts). An alarm sounding wins.
+        let answer = AlarmTestPattern.all.first { $0.priority == (result.succeeded ? .low : .medium) && !$0.escalated }
+        let t = at(SystemClock.monotonicNow())
+        if let answer { face?.playTest(answer, at: t) }
         device?.show(status: result.succeeded ? "USB export done: \(result)" : "USB export FAILED: \(result)")
         lastStatus = ""
     }
