@@ -19,7 +19,7 @@ struct Vigil: ParsableCommand {
         subcommands: [ScanCommand.self, GATTCommand.self, RunCommand.self, DemoCommand.self, AlarmCommand.self,
                       ExportCommand.self,
                       ReportCommand.self,
-                      SerialExportCommand.self])
+                      SerialExportCommand.self, ConfigCommand.self])
 
     static func main() {
         // Before anything else runs: resident memory is one of the appliance's figures.

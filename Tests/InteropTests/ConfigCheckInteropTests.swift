@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+extension Interop {
+    /// `vigil config check`: what `vigil run` would say about a file, without starting anything.
+    @Suite struct ConfigCheckInteropTests {
+        static func file(_ text: String) throws -> String {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-check-\(UUID().uuidString).conf").path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+
+        @Test func aGoodFileIsSummarisedAndExitsZero() throws {
+            let config = try Self.file("[[device]]\ntype = \"heart-rate\"\nlabel = \"strap\"\nheart-rate-high = 170\n\n[face]\nboard = \"pi-4b\"\n")
+            defer { try? FileManager.default.removeItem(atPath: config) }
+            let result = try VigilProcess().run(["config", "check", config])
+            #expect(result.exitCode == 0, "\(result.stderrText)")
+            #expect(result.stdoutText == """
+                \(config): ok
+                  controller: hci0
+                  devices: 1 (strap (heart-rate))
+                  face: GPIO on board pi-4b (buzzer 17, LED 27, button 22)
+                  state directory: /var/lib/vigil
+
+                """)
+        }
+
+        @Test func everyKindOfProblemIsExit78WithItsLine() throws {
+            for (text, expected) in [
+                ("[bluetooth]\nhci = \"hci0\"\nbogus = 1\n", ":3:1: unknown key \"bogus\" in [bluetooth]"),
+                ("[[device]]\ntype = \"heart-rate\"\nheart-rate-hgh = 170\n", ":1: unknown option \"heart-rate-hgh\" for heart-rate"),
+                ("[face]\nboard = \"generic\"\n", "[face]"),
+            ] {
+                let config = try Self.file(text)
+                defer { try? FileManager.default.removeItem(atPath: config) }
+                let result = try VigilProcess().run(["config", "check", config])
+                #expect(result.exitCode == 78, "\(text): \(result.summary)")
+                #expect(result.stderrText.contains(expected), "\(text): \(result.stderrText)")
+                #expect(result.stdoutText.isEmpty)
+            }
+        }
+
+        @Test func aMissingFileIsExit78() throws {
+            let result = try VigilProcess().run(["config", "check", "/nonexistent/vigil.conf"])
+            #expect(result.exitCode == 78)
+            #expect(result.stderrText.contains("cannot read the configuration"), "\(result.stderrText)")
+        }
+    }
+}
