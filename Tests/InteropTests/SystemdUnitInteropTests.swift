@@ -79,6 +79,34 @@ extension Interop {
             #expect(!datagrams.contains { $0.split(separator: "\n").contains("READY=1") }, "\(datagrams)")
         }
 
+        /// With a controller (the Bumble rig's virtual one) READY=1 comes with a STATUS line in
+        /// one datagram, once, and STOPPING=1 when the run ends.
+        @Test(bumbleRequired) func runSaysReadyOnceTheControllerAnswers() throws {
+            let rig = try Rig.launch()
+            let directory = try Self.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let socketPath = directory + "/notify"
+            let receiver = try NotifySocket(path: socketPath)
+            let config = directory + "/vigil.conf"
+            try "[face]\nbackend = \"none\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+            var environment = ProcessInfo.processInfo.environment
+            environment["NOTIFY_SOCKET"] = socketPath
+            environment.removeValue(forKey: "WATCHDOG_USEC")
+            let result = try ChildProcess.run(
+                executable: try InteropEnvironment.vigilBinary(),
+                arguments: ["run"] + VigilProcess.hci(rig) + ["--config", config, "--state-dir", directory + "/state", "--seconds", "2"],
+                environment: environment, timeout: .seconds(30))
+            #expect(result.exitCode == 0, "\(result.stderrText)")
+            var datagrams: [String] = []
+            while let datagram = receiver.receive(timeoutMilliseconds: 200) { datagrams.append(datagram) }
+            let ready = datagrams.filter { $0.split(separator: "\n").first == "READY=1" }
+            #expect(ready.count == 1, "\(datagrams)")
+            #expect(ready.first?.split(separator: "\n").dropFirst().first?.hasPrefix("STATUS=") == true, "\(datagrams)")
+            #expect(datagrams.last == "STOPPING=1", "\(datagrams)")
+            // No WATCHDOG_USEC: no watchdog datagrams.
+            #expect(!datagrams.contains("WATCHDOG=1"), "\(datagrams)")
+        }
+
         static func temporaryDirectory() throws -> String {
             // Short: sun_path holds 108 bytes.
             let path = "/tmp/vigil-sd-\(UUID().uuidString.prefix(8))"
