@@ -48,6 +48,11 @@ struct ApplianceSession: HostSession {
     /// The face's time never goes back: a button edge stamped by the kernel a moment before
     /// the face last ran is fed at that later time.
     private var faceTime: MonotonicInstant?
+    /// systemd's notification socket (issue 6); nil when not run by a Type=notify unit.
+    var notifier: SystemdNotifier?
+    private var notifiedReady = false
+    private var nextWatchdog: MonotonicInstant?
+    private var notifyFailureLogged = false
 
     init(appliance: Appliance, eventsJSON: Bool, logger: Logger, state: StateDirectory?) {
         self.appliance = appliance
@@ -60,7 +65,8 @@ struct ApplianceSession: HostSession {
         // An answer still to send on the serial port is written a chunk a turn: come back soon.
         let serialWrite = serialExport?.wantsToWrite == true ? SystemClock.monotonicNow() + .milliseconds(20) : nil
         return earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
-                        serialExport?.nextDeadline, serialWrite)
+                        serialExport?.nextDeadline, serialWrite,
+                        notifier?.watchdogInterval.map { _ in nextWatchdog ?? SystemClock.monotonicNow() })
     }
 
     var descriptors: [Int32] { (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) }
@@ -68,6 +74,11 @@ struct ApplianceSession: HostSession {
     mutating func controllerReady(host: inout Host, at now: MonotonicInstant) {
         appliance.controllerReady(host: &host, at: now)
         report()
+        // Ready means the radio works: only a controller that answered makes Vigil useful.
+        if !notifiedReady {
+            notifiedReady = true
+            notify(["READY=1", "STATUS=" + (lastStatus.isEmpty ? "watching" : lastStatus)])
+        }
         if !startupCodeDropped {
             // Start-up is over: argument parsing, configuration, board profiles and bring-up
             // never run again; their code pages need not stay mapped (see CodePages).
@@ -90,6 +101,11 @@ struct ApplianceSession: HostSession {
             let wallNow = SystemClock.wallNow()
             face?.update(at: faceNow) { $0.checkClock(wallNow: wallNow, at: faceNow) }
             nextClockCheck = now + .seconds(60)
+        }
+        // Fed from the loop's own deadlines: a hung loop stops the feeding and systemd restarts us.
+        if let interval = notifier?.watchdogInterval, nextWatchdog.map({ now >= $0 }) ?? true {
+            notify(["WATCHDOG=1"])
+            nextWatchdog = now + interval
         }
         report()
     }
@@ -155,6 +171,7 @@ struct ApplianceSession: HostSession {
 
     /// Buzzer and LED off, lines released, the terminal restored, the history's last rows written.
     func close() {
+        do { try notifier?.send(["STOPPING=1"]) } catch { logger.log(.warning, "systemd notification: \(error)") }
         device?.close()
         serialExport?.close()
         if let history, history.pendingCount > 0, case let .failed(error, pending, _) = history.commit() {
@@ -296,6 +313,18 @@ struct ApplianceSession: HostSession {
         if status != lastStatus {
             lastStatus = status
             device?.show(status: status)
+            notify(["STATUS=" + status])
+        }
+    }
+
+    /// A failed notification is logged once: systemd gone is worth a line, not one per watchdog tick.
+    private mutating func notify(_ fields: [String]) {
+        guard let notifier else { return }
+        do {
+            try notifier.send(fields)
+        } catch {
+            if !notifyFailureLogged { logger.log(.warning, "systemd notification: \(error)") }
+            notifyFailureLogged = true
         }
     }
 }

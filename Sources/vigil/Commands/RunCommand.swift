@@ -93,6 +93,7 @@ struct RunCommand: ParsableCommand {
             session.serialExport = server
         }
         defer { session.close() }
+        session.notifier = SystemdNotifier(environment: .init(uniqueKeysWithValues: ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].compactMap { k in Environment.value(k).map { (k, $0) } }))
         let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true)
         if code != 0 { throw ExitCode(code) }
     }
