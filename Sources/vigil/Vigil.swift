@@ -1,3 +1,4 @@
+import App
 import ArgumentParser
 import Platform
 
@@ -16,6 +17,7 @@ struct Vigil: ParsableCommand {
             serial:/dev/ttyX[@baud][,rtscts] (H4 over a UART), btsnoop:FILE (replay a capture, read-only).
             Exit codes: 0 success, 1 runtime failure, 64 usage error, 78 configuration error.
             """,
+        version: VigilVersion.string,
         subcommands: [ScanCommand.self, GATTCommand.self, RunCommand.self, DemoCommand.self, AlarmCommand.self,
                       ExportCommand.self,
                       ReportCommand.self,
