@@ -172,6 +172,8 @@ extension PlatformError {
     public var isAddressInUse: Bool { errno == EADDRINUSE }
     /// ENOENT or ECONNREFUSED on connect: nothing listens there.
     public var isNothingListening: Bool { errno == ENOENT || errno == ECONNREFUSED }
+    /// ECONNRESET or EPIPE: the other end closed (on a unix socket, with our bytes unread).
+    public var isConnectionReset: Bool { errno == ECONNRESET || errno == EPIPE }
     /// EACCES or EPERM: the file's mode or its directory's keeps us out.
     public var isPermissionDenied: Bool { errno == EACCES || errno == EPERM }
 }

@@ -81,6 +81,37 @@ extension Interop {
             #expect(after.exitCode == 0, "\(after.summary)")
         }
 
+        /// What is not a request gets one ERR line and the end of the connection; a client
+        /// beyond the limit of 4 at once is told it is busy, and answered once one leaves.
+        @Test func refusalsAreOneLineAndTheClientLimitHolds() throws {
+            let directory = try TemporaryDirectory()
+            let socket = directory.path + "/status.sock"
+            let daemon = try BackgroundVigil(["demo", "--events-json", "--status-socket", socket, "--seconds", "30"], in: directory)
+            defer { daemon.stop() }
+            _ = try Self.waitForHeartRate(socket: socket, daemon: daemon)
+
+            for (request, reply) in [("HELP\n", "ERR unknown request \"HELP\": send STATUS or STATUS JSON\n"),
+                                     (String(repeating: "S", count: 300), "ERR request longer than 256 bytes: send STATUS or STATUS JSON\n"),
+                                     ("\u{1B}[A\n", "ERR request is not a line of text: send STATUS or STATUS JSON\n")] {
+                let client = try UnixTestSocket.connect(socket)
+                defer { close(client) }
+                #expect(write(client, request, request.utf8.count) == request.utf8.count)
+                #expect(UnixTestSocket.readToEnd(client, within: 5) == reply)
+            }
+
+            let silent = try (0..<4).map { _ in try UnixTestSocket.connect(socket) }
+            // Accepted in the daemon's next turn; then the fifth is one too many.
+            Thread.sleep(forTimeInterval: 0.3)
+            let busy = try VigilProcess().run(["status", "--socket", socket], timeout: .seconds(10))
+            #expect(busy.exitCode == 1, "\(busy.summary)")
+            #expect(busy.stderrText == "vigil status: the daemon said: busy: too many status clients at once, try again\n", "\(busy.summary)")
+            close(silent[0])
+            Thread.sleep(forTimeInterval: 0.3)
+            let answered = try VigilProcess().run(["status", "--socket", socket], timeout: .seconds(10))
+            #expect(answered.exitCode == 0, "\(answered.summary)")
+            for fd in silent.dropFirst() { close(fd) }
+        }
+
         /// `vigil run` against the heart-rate rig: a client that connects and never writes is
         /// dropped after about 2 s, `vigil status` is answered meanwhile, and the rig's
         /// notifications keep being reported one for one while the silent client hangs on.
@@ -248,6 +279,21 @@ enum UnixTestSocket {
             throw HarnessError.malformedOutput("bind(\(path)) failed: errno \(errno)")
         }
         return fd
+    }
+
+    /// Everything the other end sends until it closes, as text (nil if it stays open).
+    static func readToEnd(_ fd: Int32, within seconds: Double) -> String? {
+        let start = Date()
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date().timeIntervalSince(start) < seconds {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 100) > 0 else { continue }
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { return String(decoding: received, as: UTF8.self) }
+            received += buffer[0..<n]
+        }
+        return nil
     }
 
     /// Seconds from `start` until the other end closes `fd` (a read returns 0), or nil if it

@@ -42,12 +42,23 @@ struct StatusCommand: ParsableCommand {
             throw ExitCode(Self.unavailable)
         }
         defer { connection.close() }
-        let answer: [UInt8]
+        // A daemon that refuses us (too many clients) writes its ERR line and closes, maybe
+        // before our request is out: a failed write still leaves that line to read.
+        var writeFailure: PlatformError?
         do {
             try connection.write(Array((json ? "STATUS JSON\n" : "STATUS\n").utf8))
+        } catch {
+            writeFailure = error
+        }
+        let answer: [UInt8]
+        do {
             answer = try Self.readToEnd(connection, within: Self.answerTimeout)
         } catch {
-            StandardError.write("vigil status: vigil on \(path) did not answer: \(error)")
+            StandardError.write("vigil status: vigil on \(path) did not answer: \(writeFailure ?? error)")
+            throw ExitCode(Self.unavailable)
+        }
+        if answer.isEmpty {
+            StandardError.write("vigil status: vigil on \(path) closed the connection without an answer" + (writeFailure.map { " (\($0))" } ?? ""))
             throw ExitCode(Self.unavailable)
         }
         let text = String(decoding: answer, as: UTF8.self)
@@ -75,7 +86,9 @@ struct StatusCommand: ParsableCommand {
         return path
     }
 
-    /// Reads until the daemon closes the connection (it closes after its answer).
+    /// Reads until the daemon closes the connection (it closes after its answer). A reset
+    /// after the answer began is its end too: Linux resets a unix socket closed with bytes
+    /// unread (our request, when the daemon refused us before reading it).
     static func readToEnd(_ connection: any ByteTransport, within timeout: Duration) throws(PlatformError) -> [UInt8] {
         let deadline = SystemClock.monotonicNow() + timeout
         var poll = PollLoop()
@@ -94,6 +107,8 @@ struct StatusCommand: ParsableCommand {
                 answer += buffer
             } catch where error.isWouldBlock {
                 continue
+            } catch where error.isConnectionReset && !answer.isEmpty {
+                return answer
             }
         }
     }

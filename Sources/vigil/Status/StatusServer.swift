@@ -152,7 +152,7 @@ final class StatusServer {
             guard clients.count < maximumClients else {
                 // Best effort: a refusal that does not fit at once is not waited for.
                 _ = try? UnixStreamSocket.send(transport.fileDescriptor, ArraySlice(StatusRequest.busyLine.utf8))
-                transport.close()
+                Self.closeQuietly(transport)
                 logger.log(.info, "status: \(maximumClients) clients already connected; one more refused")
                 continue
             }
@@ -184,8 +184,19 @@ final class StatusServer {
     }
 
     private func remove(_ client: Client) {
-        client.transport.close()
+        Self.closeQuietly(client.transport)
         clients.removeAll { $0 === client }
+    }
+
+    /// Reads and drops what the client sent beyond its request before closing: Linux resets a
+    /// unix socket closed with bytes unread, and the client would see ECONNRESET instead of
+    /// the end of its answer. Bounded: a client cannot keep the loop reading.
+    private static func closeQuietly(_ transport: any ByteTransport) {
+        var scratch: [UInt8] = []
+        for _ in 0..<4 {
+            guard let count = try? transport.read(into: &scratch, maxCount: 4096), count > 0 else { break }
+        }
+        transport.close()
     }
 }
 
