@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -274,4 +275,37 @@ int vigil_drop_code_mappings(void) {
 int vigil_keep_code_in_small_pages(void) {
     if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0) return -1;
     return vigil_drop_code_mappings();
+}
+
+/// Fills a sockaddr_un; 0, or -1 with ENAMETOOLONG (the kernel would silently truncate).
+static int vigil_unix_address(const char *path, struct sockaddr_un *address) {
+    memset(address, 0, sizeof *address);
+    address->sun_family = AF_UNIX;
+    size_t length = strlen(path);
+    if (length == 0 || length >= sizeof address->sun_path) {
+        errno = length == 0 ? EINVAL : ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(address->sun_path, path, length + 1);
+    return 0;
+}
+
+int vigil_unix_bind(int fd, const char *path) {
+    struct sockaddr_un address;
+    if (vigil_unix_address(path, &address) != 0) return -1;
+    return bind(fd, (struct sockaddr *)&address, sizeof address);
+}
+
+int vigil_unix_connect(int fd, const char *path) {
+    struct sockaddr_un address;
+    if (vigil_unix_address(path, &address) != 0) return -1;
+    return connect(fd, (struct sockaddr *)&address, sizeof address);
+}
+
+int vigil_socket_file(const char *path, uint64_t *device, uint64_t *inode) {
+    struct stat info;
+    if (lstat(path, &info) != 0) return -1;
+    *device = (uint64_t)info.st_dev;
+    *inode = (uint64_t)info.st_ino;
+    return S_ISSOCK(info.st_mode) ? 1 : 0;
 }

@@ -15,13 +15,13 @@ struct Vigil: ParsableCommand {
             Vigil is open-source DIY software, not a certified medical device.
             HCI transports (--hci): hciN (Linux user channel, the default hci0), tcp:HOST:PORT (H4 over TCP),
             serial:/dev/ttyX[@baud][,rtscts] (H4 over a UART), btsnoop:FILE (replay a capture, read-only).
-            Exit codes: 0 success, 1 runtime failure, 64 usage error, 78 configuration error.
+            Exit codes: 0 success, 1 runtime failure, 64 usage error, 69 vigil not running (status), 78 configuration error.
             """,
         version: VigilVersion.string,
         subcommands: [ScanCommand.self, GATTCommand.self, RunCommand.self, DemoCommand.self, AlarmCommand.self,
                       ExportCommand.self,
                       ReportCommand.self,
-                      SerialExportCommand.self, ConfigCommand.self])
+                      SerialExportCommand.self, ConfigCommand.self, StatusCommand.self])
 
     static func main() {
         // Before anything else runs: resident memory is one of the appliance's figures.

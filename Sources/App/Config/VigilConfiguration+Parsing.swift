@@ -7,6 +7,7 @@ extension VigilConfiguration {
         ("storage", ["state-dir"]),
         ("log", ["level"]),
         ("export", ["serial", "usb"]),
+        ("status", ["socket"]),
         ("face", faceKeys),
         ("alarms", alarmsKeys),
         ("device", deviceKeys),
@@ -56,6 +57,8 @@ struct SchemaReader {
                 if let table = sectionTable(entry) { config.log = readLog(table) }
             case "export":
                 if let table = sectionTable(entry) { config.export = readExport(table) }
+            case "status":
+                if let table = sectionTable(entry) { config.status = readStatus(table) }
             case "face":
                 if let table = sectionTable(entry) { config.face = readFace(table, at: entry.value.position) }
             case "alarms":
@@ -148,6 +151,14 @@ struct SchemaReader {
             export.usbMountPoint = text.isEmpty ? nil : absolutePath(text, key: "usb", "[export]", at: value.position)
         }
         return export
+    }
+
+    private mutating func readStatus(_ table: TOML.Table) -> VigilConfiguration.Status {
+        var status = VigilConfiguration.Status()
+        if let (text, value) = string("socket", in: table, "[status]") {
+            status.socketPath = text.isEmpty ? nil : absolutePath(text, key: "socket", "[status]", at: value.position)
+        }
+        return status
     }
 
     private mutating func readLog(_ table: TOML.Table) -> VigilConfiguration.Log {

@@ -61,6 +61,14 @@ public struct VigilConfiguration: Equatable, Sendable {
         }
     }
 
+    /// `[status]`: where `vigil status` asks the running daemon (issue 6).
+    public struct Status: Equatable, Sendable {
+        /// `socket`: the unix socket the daemon answers on; nil (`""`): no status socket.
+        public var socketPath: String?
+
+        public init(socketPath: String? = "/run/vigil/status.sock") { self.socketPath = socketPath }
+    }
+
     /// `[log] level`, least to most severe.
     public enum LogLevel: String, CaseIterable, Comparable, Sendable {
         case debug, info, notice, warning, error
@@ -123,6 +131,7 @@ public struct VigilConfiguration: Equatable, Sendable {
     public var storage: Storage
     public var log: Log
     public var export = Export()
+    public var status = Status()
     public var devices: [Device]
     /// `[face]` (VigilConfiguration.Face.swift)
     public var face: Face

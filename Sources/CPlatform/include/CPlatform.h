@@ -122,4 +122,12 @@ int vigil_cpu_time(int64_t *user_microseconds, int64_t *system_microseconds);
 /// characters. Returns 0, or -1 with errno set.
 int vigil_name_this_thread(const char *name);
 
+/// bind(fd, { AF_UNIX, path }): -1 with ENAMETOOLONG when `path` does not fit sun_path.
+int vigil_unix_bind(int fd, const char *path);
+/// connect(fd, { AF_UNIX, path }): -1 with ENAMETOOLONG when `path` does not fit sun_path.
+int vigil_unix_connect(int fd, const char *path);
+/// 1 if `path` names a socket (lstat, links not followed), 0 if something else, -1 with errno
+/// (ENOENT: nothing there). Writes its device and inode, to recognise the same file later.
+int vigil_socket_file(const char *path, uint64_t *device, uint64_t *inode);
+
 #endif

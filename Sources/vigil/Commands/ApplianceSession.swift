@@ -40,6 +40,8 @@ struct ApplianceSession: HostSession {
     var historyWasCorrupt = false
     /// The serial export protocol on a tty (`[export] serial`); nil when not configured.
     var serialExport: SerialExportServer?
+    /// `vigil status` answered on a unix socket (issue 6); nil when off (`[status] socket = ""`).
+    var statusServer: StatusServer?
     /// Where the double press writes its bundle (`[export] usb`); nil when not configured.
     var usbMountPoint: String?
     var utcOffset: Duration = .zero
@@ -65,11 +67,12 @@ struct ApplianceSession: HostSession {
         // An answer still to send on the serial port is written a chunk a turn: come back soon.
         let serialWrite = serialExport?.wantsToWrite == true ? SystemClock.monotonicNow() + .milliseconds(20) : nil
         return earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
-                        serialExport?.nextDeadline, serialWrite,
+                        serialExport?.nextDeadline, serialWrite, statusServer?.nextDeadline,
+                        statusServer?.wantsToWrite == true ? SystemClock.monotonicNow() + .milliseconds(20) : nil,
                         notifier?.watchdogInterval.map { _ in nextWatchdog ?? SystemClock.monotonicNow() })
     }
 
-    var descriptors: [Int32] { (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) }
+    var descriptors: [Int32] { (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) + (statusServer?.descriptors ?? []) }
 
     mutating func controllerReady(host: inout Host, at now: MonotonicInstant) {
         appliance.controllerReady(host: &host, at: now)
@@ -115,6 +118,10 @@ struct ApplianceSession: HostSession {
             serialExport.readable(descriptor, at: now, wallNow: SystemClock.wallNow())
             return
         }
+        if let statusServer, statusServer.descriptors.contains(descriptor) {
+            statusServer.readable(descriptor, at: now) { statusAnswer($0, board: statusServer.board, at: now) }
+            return
+        }
         guard let device else { return }
         feed(device.readButton(descriptor, at: now))
         report()
@@ -128,6 +135,7 @@ struct ApplianceSession: HostSession {
             if let due = serialExport.nextDeadline, now >= due { serialExport.handleDeadline(at: now) }
             if serialExport.wantsToWrite, let fd = serialExport.descriptors.first { serialExport.writable(fd, at: now) }
         }
+        statusServer?.endOfTurn(at: now)
         guard let history else { return }
         let wallNow = SystemClock.wallNow()
         if let step = clockWatch.observe(monotonic: now, wall: wallNow) {
@@ -174,6 +182,7 @@ struct ApplianceSession: HostSession {
         do { try notifier?.send(["STOPPING=1"]) } catch { logger.log(.warning, "systemd notification: \(error)") }
         device?.close()
         serialExport?.close()
+        statusServer?.close()
         if let history, history.pendingCount > 0, case let .failed(error, pending, _) = history.commit() {
             logger.log(.error, "history: \(pending) rows could not be written at exit: \(error)")
         }
@@ -209,6 +218,7 @@ struct ApplianceSession: HostSession {
             events += alarmEvents.map(ApplianceEvent.alarm)
         }
         for event in events {
+            statusServer?.board.observe(event, at: now)
             if eventsJSON {
                 for line in event.json(monotonicNow: now, wallNow: wallNow) { print(line.rendered) }
             } else if console {

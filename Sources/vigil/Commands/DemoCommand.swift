@@ -26,6 +26,9 @@ struct DemoCommand: ParsableCommand {
     @Option(name: .customLong("btsnoop-log"), help: "Write every HCI packet to this btsnoop file.")
     var btsnoopLog: String?
 
+    @Option(name: .customLong("status-socket"), help: "Answer `vigil status` on this unix socket (default: none, so a demo never takes the appliance's).")
+    var statusSocket: String?
+
     func validate() throws {
         guard Logger.level(named: logLevel) != nil else { throw ValidationError("--log-level must be debug, info, notice, warning or error") }
     }
@@ -71,6 +74,12 @@ struct DemoCommand: ParsableCommand {
         if let console = session.device as? ConsoleFaceDevice { session.printLine = { console.printAbove($0) } }
         session.face = ApplianceFace(alarms: try ApplianceAlarms(configuration: AlarmConfiguration(), devices: configurations, at: now),
                                      drive: setup.sequencerDrive, actions: setup.buttonActions, at: now)
+        if let path = statusSocket, !path.isEmpty {
+            let board = StatusBoard(version: VigilVersion.current, startedAt: now,
+                                    devices: configurations.map { .init(id: $0.device, kind: $0.typeName) })
+            session.statusServer = StatusServer(path: path, board: board, logger: logger)
+            session.statusServer?.open()
+        }
         defer { session.close() }
         StandardOutput.flush()
         var configuration = Host.Configuration(staticAddress: Address(value: 0xC2_D3_E4_F5_06_17))

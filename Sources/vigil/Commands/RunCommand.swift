@@ -32,6 +32,9 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("events-json"), help: "Print every appliance event as one JSON object per line on stdout.")
     var eventsJSON = false
 
+    @Option(name: .customLong("status-socket"), help: "Answer `vigil status` on this unix socket instead of the configuration's [status] socket (\"\" = off).")
+    var statusSocket: String?
+
     @Option(help: "Stop after this many seconds (for tests; the appliance normally runs forever).")
     var seconds: Double?
 
@@ -91,6 +94,12 @@ struct RunCommand: ParsableCommand {
                                             configuration: .init(utcOffset: configuration.alarms.utcOffset), logger: logger)
             server.open(at: now)
             session.serialExport = server
+        }
+        if let path = statusSocket.map({ $0.isEmpty ? nil : $0 }) ?? configuration.status.socketPath {
+            let board = StatusBoard(version: VigilVersion.current, startedAt: now,
+                                    devices: configuration.devices.map { .init(id: DeviceID($0.displayName), kind: $0.type) })
+            session.statusServer = StatusServer(path: path, board: board, logger: logger)
+            session.statusServer?.open()
         }
         defer { session.close() }
         session.notifier = SystemdNotifier(environment: .init(uniqueKeysWithValues: ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].compactMap { k in Environment.value(k).map { (k, $0) } }))

@@ -1,0 +1,141 @@
+import Alarms
+import App
+import Clocks
+import Readings
+import Testing
+
+/// The two renderings of a status snapshot, every line and every JSON field asserted. The
+/// snapshot is written out here field by field (StatusBoardTests builds one from events).
+@Suite struct ApplianceStatusRenderingTests {
+    /// 2027-01-15T08:00:00Z.
+    static let wall0 = WallClockTime(secondsSinceEpoch: 1_800_000_000)
+    static func wall(_ seconds: Int64) -> WallClockTime { wall0 + .seconds(seconds) }
+
+    static let night = ApplianceStatus(
+        version: "9.8.7", uptime: .seconds(3 * 3600 + 2 * 60 + 5), time: wall(80), controller: .up(for: .seconds(125)),
+        devices: [
+            .init(id: "g6", kind: "dexcom", link: .connected(for: .seconds(60)), address: "C0:11:22:33:44:55",
+                  readings: [.init(kind: .glucose, value: 54, unit: "mg/dL", detail: "trend Flat", age: .seconds(60))],
+                  battery: .init(level: Percent(80)!, age: .seconds(59)),
+                  sensor: .init(state: "ok", age: .seconds(3659), reportedAgo: .seconds(55))),
+            .init(id: "strap", kind: "heart-rate", link: .waitingToReconnect(in: .seconds(4))),
+            .init(id: "fridge", kind: "bthome", link: .listeningForAdvertisements, address: "A4:C1:38:00:00:01",
+                  readings: [.init(kind: .temperature, value: 4.25, unit: "°C", age: .milliseconds(500))],
+                  battery: .init(level: Percent(90)!, age: .seconds(40))),
+        ],
+        alarms: [
+            .init(name: "urgent-low", priority: .high, state: .sounding, since: wall(20), age: .seconds(60)),
+            .init(name: "low", priority: .medium, state: .snoozed(until: wall(980), remaining: .seconds(900)), since: wall(10), age: .seconds(70)),
+        ],
+        faults: [], history: nil)
+
+    @Test func textForAPerson() {
+        #expect(Self.night.text == """
+            Vigil 9.8.7, up 3 h 2 min
+            controller: up for 2 min 5 s
+            devices:
+              g6 (dexcom): connected for 1 min, C0:11:22:33:44:55
+                glucose 54 mg/dL (trend Flat), 1 min ago
+                battery 80 %, 59 s ago
+                sensor ok, 1 h old (reported 55 s ago)
+              strap (heart-rate): waiting to reconnect (in 4 s)
+                no reading yet
+              fridge (bthome): listening for advertisements, A4:C1:38:00:00:01
+                temperature 4.25 °C, just now
+                battery 90 %, 40 s ago
+            alarms:
+              urgent-low (high priority): SOUNDING, since 2027-01-15T08:00:20.000Z (1 min)
+              low (medium priority): snoozed until 2027-01-15T08:16:20.000Z (15 min left), since 2027-01-15T08:00:10.000Z (1 min 10 s)
+            faults: none
+            history: not kept
+
+            """)
+    }
+
+    @Test func jsonForScripts() {
+        #expect(Self.night.json.rendered == #"{"version":"9.8.7","uptimeSeconds":10925,"time":"2027-01-15T08:01:20.000Z","controller":{"state":"up","upSeconds":125},"#
+            + #""devices":[{"id":"g6","kind":"dexcom","state":"connected","connectedSeconds":60,"address":"C0:11:22:33:44:55","#
+            + #""readings":[{"kind":"glucose","value":54,"unit":"mg/dL","detail":"trend Flat","ageSeconds":60}],"battery":{"percent":80,"ageSeconds":59},"#
+            + #""sensor":{"state":"ok","ageSeconds":3659,"reportedSecondsAgo":55}},"#
+            + #"{"id":"strap","kind":"heart-rate","state":"waiting-to-reconnect","reconnectInSeconds":4,"address":null,"readings":[],"battery":null,"sensor":null},"#
+            + #"{"id":"fridge","kind":"bthome","state":"listening","address":"A4:C1:38:00:00:01","#
+            + #""readings":[{"kind":"temperature","value":4.25,"unit":"°C","ageSeconds":0}],"battery":{"percent":90,"ageSeconds":40},"sensor":null}],"#
+            + #""alarms":[{"alarm":"urgent-low","priority":"high","state":"sounding","since":"2027-01-15T08:00:20.000Z","ageSeconds":60},"#
+            + #"{"alarm":"low","priority":"medium","state":"snoozed","snoozedUntil":"2027-01-15T08:16:20.000Z","snoozedSeconds":900,"since":"2027-01-15T08:00:10.000Z","ageSeconds":70}],"#
+            + #""faults":[],"history":null}"#)
+    }
+
+    /// A bad night for the appliance itself: no controller ever, faults, the other alarm states.
+    static let troubled = ApplianceStatus(
+        version: "1.0", uptime: .seconds(2 * 86400 + 5 * 3600 + 59), time: wall(0), controller: .neverUp(reason: "hci0: no such device"),
+        devices: [],
+        alarms: [
+            .init(name: "urgent-low-soon", priority: .high, state: .escalated, since: wall(-300), age: .seconds(300)),
+            .init(name: "signal-loss:g6", priority: .medium, state: .waitingForFreshData, since: wall(-3600), age: .seconds(3600)),
+            .init(name: "sensor-warmup:g6", priority: .low, state: .noted, since: wall(-7200), age: .seconds(7200)),
+        ],
+        faults: [.init(name: "fault:no-controller", priority: .medium, state: .sounding, since: wall(-30), age: .seconds(30))],
+        history: .init(path: "/var/lib/vigil/history.sqlite", pendingRows: 1))
+
+    @Test func textOfATroubledAppliance() {
+        #expect(Self.troubled.text == """
+            Vigil 1.0, up 2 d 5 h
+            controller: never up (hci0: no such device)
+            devices: none configured
+            alarms:
+              urgent-low-soon (high priority): SOUNDING, escalated, since 2027-01-15T07:55:00.000Z (5 min)
+              signal-loss:g6 (medium priority): snooze over, waiting for fresh data, since 2027-01-15T07:00:00.000Z (1 h)
+              sensor-warmup:g6 (low priority): noted, quiet, since 2027-01-15T06:00:00.000Z (2 h)
+            faults:
+              fault:no-controller (medium priority): SOUNDING, since 2027-01-15T07:59:30.000Z (30 s)
+            history: /var/lib/vigil/history.sqlite, 1 row waiting to be written
+
+            """)
+    }
+
+    @Test func jsonOfATroubledAppliance() {
+        #expect(Self.troubled.json.rendered == #"{"version":"1.0","uptimeSeconds":190859,"time":"2027-01-15T08:00:00.000Z","#
+            + #""controller":{"state":"never-up","reason":"hci0: no such device"},"devices":[],"#
+            + #""alarms":[{"alarm":"urgent-low-soon","priority":"high","state":"escalated","since":"2027-01-15T07:55:00.000Z","ageSeconds":300},"#
+            + #"{"alarm":"signal-loss:g6","priority":"medium","state":"waiting-for-fresh-data","since":"2027-01-15T07:00:00.000Z","ageSeconds":3600},"#
+            + #"{"alarm":"sensor-warmup:g6","priority":"low","state":"noted","since":"2027-01-15T06:00:00.000Z","ageSeconds":7200}],"#
+            + #""faults":[{"alarm":"fault:no-controller","priority":"medium","state":"sounding","since":"2027-01-15T07:59:30.000Z","ageSeconds":30}],"#
+            + #""history":{"path":"/var/lib/vigil/history.sqlite","pendingRows":1}}"#)
+    }
+
+    @Test(arguments: [
+        (ApplianceStatus.Controller.up(for: .seconds(59)), "up for 59 s", #"{"state":"up","upSeconds":59}"#),
+        (.neverUp(reason: nil), "never up yet", #"{"state":"never-up","reason":null}"#),
+        (.lost(reason: "hci0 went away", ago: .seconds(90)), "lost 1 min 30 s ago (hci0 went away); reopening",
+         #"{"state":"lost","reason":"hci0 went away","lostSecondsAgo":90}"#),
+    ])
+    func controllerWords(controller: ApplianceStatus.Controller, text: String, json: String) {
+        var status = Self.troubled
+        status.controller = controller
+        #expect(status.text.split(separator: "\n")[1] == "controller: " + text)
+        #expect(status.json.rendered.contains(#""controller":"# + json + ","))
+    }
+
+    @Test(arguments: [
+        (ApplianceStatus.Link.searching, "searching", #""state":"searching","address""#),
+        (.connecting, "connecting", #""state":"connecting","address""#),
+        (.securingTheLink, "securing the link", #""state":"securing","address""#),
+        (.discoveringServices, "discovering services", #""state":"discovering","address""#),
+        (.connected(for: nil), "connected", #""state":"connected","address""#),
+    ])
+    func linkWords(link: ApplianceStatus.Link, text: String, json: String) {
+        let status = ApplianceStatus(version: "1", uptime: .zero, time: Self.wall0, controller: .up(for: .zero),
+                                     devices: [.init(id: "hr", kind: "heart-rate", link: link)], alarms: [], faults: [], history: nil)
+        #expect(status.text.split(separator: "\n")[3] == "  hr (heart-rate): " + text)
+        #expect(status.json.rendered.contains(json))
+    }
+
+    @Test(arguments: [
+        (Duration.zero, "0 s"), (.milliseconds(59_999), "59 s"), (.seconds(60), "1 min"), (.seconds(3599), "59 min 59 s"),
+        (.seconds(3600), "1 h"), (.seconds(86_399), "23 h 59 min"), (.seconds(86_400), "1 d"), (.seconds(90_000), "1 d 1 h"),
+        (.seconds(-5), "0 s"),
+    ])
+    func durationsInWords(duration: Duration, words: String) {
+        #expect(ApplianceStatus.words(duration) == words)
+    }
+}
