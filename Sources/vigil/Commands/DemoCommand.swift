@@ -75,7 +75,7 @@ struct DemoCommand: ParsableCommand {
         session.face = ApplianceFace(alarms: try ApplianceAlarms(configuration: AlarmConfiguration(), devices: configurations, at: now),
                                      drive: setup.sequencerDrive, actions: setup.buttonActions, at: now)
         if let path = statusSocket, !path.isEmpty {
-            let board = StatusBoard(version: VigilVersion.current, startedAt: now,
+            let board = StatusBoard(version: VigilVersion.string, startedAt: now,
                                     devices: configurations.map { .init(id: $0.device, kind: $0.typeName) })
             session.statusServer = StatusServer(path: path, board: board, logger: logger)
             session.statusServer?.open()

@@ -96,7 +96,7 @@ struct RunCommand: ParsableCommand {
             session.serialExport = server
         }
         if let path = statusSocket.map({ $0.isEmpty ? nil : $0 }) ?? configuration.status.socketPath {
-            let board = StatusBoard(version: VigilVersion.current, startedAt: now,
+            let board = StatusBoard(version: VigilVersion.string, startedAt: now,
                                     devices: configuration.devices.map { .init(id: DeviceID($0.displayName), kind: $0.type) })
             session.statusServer = StatusServer(path: path, board: board, logger: logger)
             session.statusServer?.open()
