@@ -290,7 +290,7 @@ class Bluetooth:
             "bt.run", not problems,
             f"vigil run over {device} connected and reported {len(readings)} heart-rate readings, one for one "
             f"with the {len(sent)} the rig sent (bpm and contact equal, in order)",
-            "; ".join(problems) + f"; stderr: {run.stderr[-800:]}")
+            "; ".join(problems) + f"; vigil stderr: {run.stderr[-600:]}; rig: {rig.tail()}")
 
     def controller_lost(self, rig: Child, device: str) -> Child | None:
         report = self.report
@@ -469,7 +469,7 @@ class GPIO:
             handle.write(output)
         passed = len(re.findall(r"^\S+ Test \S.* passed after", output, re.M))
         failed = re.findall(r"^\S+ Test (\S.*) failed", output, re.M)
-        skipped = re.findall(r'^\S+ Test (\S.*) skipped(?:: "(.*)")?', output, re.M)
+        skipped = re.findall(r'^\S+ (?:Test|Suite) (\S.*?) skipped(?:: "(.*)")?$', output, re.M)
         # Only the test that needs a machine *without* chips may skip here.
         wrong_skips = [s for s in skipped if "this machine has GPIO chips" not in (s[1] or "")]
         summary = next((l for l in output.splitlines() if "Test run with" in l), "no summary line")

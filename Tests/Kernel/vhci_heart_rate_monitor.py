@@ -13,7 +13,7 @@ either (the kernel keeps /dev/vhci open across user-channel sessions). So this r
 LE links when the host sends Reset: a second `vigil run` then finds the peripheral advertising
 again, as it would on silicon.
 
-stdout: the rig's lines, plus {"event":"vhci-open"}, {"event":"hci-reset-from-host"} and
+stdout: the rig's lines, plus {"event":"vhci-open","hci":"hciN"}, {"event":"hci-reset-from-host"} and
 `READY vhci` once advertising. Exits on SIGTERM/SIGINT or when a piped stdin closes; a SIGKILL
 closes /dev/vhci and the kernel unregisters the controller (what the controller-lost check does).
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import importlib.metadata
 import os
 import sys
@@ -30,20 +31,29 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Rigs"))
 
 from bumble import hci  # noqa: E402
-from bumble.transport import open_transport  # noqa: E402
+from bumble.transport.common import PacketParser  # noqa: E402
 
 import heart_rate_monitor  # noqa: E402
 import rig_common  # noqa: E402
 from rig_common import emit  # noqa: E402
 
 HCI_RESET_OPCODE = 0x0C03  # Core v5.4 Vol 4 Part E 7.3.2
+HCI_VENDOR_PACKET = 0xFF  # Linux include/net/bluetooth/hci.h HCI_VENDOR_PKT: vhci's own messages
+HCI_PRIMARY = 0x00  # include/net/bluetooth/hci.h: a primary (BR/EDR/LE) controller
 
 
 class VhciRig(rig_common.Rig):
     """A Rig whose EXT controller's host is the kernel behind /dev/vhci instead of a TCP client."""
 
     async def open_vhci(self, path: str) -> None:
-        self.transport = await open_transport(f"vhci:{path}")
+        # Our own few lines rather than Bumble's `vhci:` transport: that one writes through an
+        # asyncio pipe, which closes the file on the first failed write, and the kernel fails
+        # every write (ENXIO, drivers/bluetooth/hci_vhci.c -> hci_recv_frame) while the hci
+        # device is down, i.e. between two user-channel sessions. Closing /dev/vhci unregisters
+        # the controller, so one advertising report between two `vigil` runs would make hci0
+        # vanish. A real controller on a UART whose host is not listening loses the bytes too.
+        self.vhci = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+        self.dropped_while_down = 0
         rig = self
 
         class FromKernel:
@@ -58,9 +68,37 @@ class VhciRig(rig_common.Rig):
                 except Exception as error:  # a malformed command must not kill the rig
                     emit({"event": "controller-rejected", "hex": packet.hex(), "error": repr(error)})
 
-        self.transport.source.set_packet_sink(FromKernel())
-        self.ext.host = self.transport.sink
-        emit({"event": "vhci-open", "path": path})
+        class ToKernel:
+            def on_packet(self, packet: bytes) -> None:
+                try:
+                    os.write(rig.vhci, packet)
+                except OSError as error:
+                    if error.errno != errno.ENXIO:
+                        raise
+                    rig.dropped_while_down += 1
+
+        parser = PacketParser(FromKernel())
+
+        def readable() -> None:
+            try:
+                data = os.read(self.vhci, 4096)  # one packet per read
+            except BlockingIOError:
+                return
+            if data[:1] == bytes([HCI_VENDOR_PACKET]):
+                # The kernel's answer to the create request: 0xFF, opcode, hdev->id (LE u16).
+                emit({"event": "vhci-open", "path": path, "hci": f"hci{data[2] | data[3] << 8}"})
+                return
+            parser.feed_data(data)
+
+        asyncio.get_running_loop().add_reader(self.vhci, readable)
+        # "Create a primary controller" (hci_vhci.c vhci_create_device: 0xFF, then the type).
+        os.write(self.vhci, bytes([HCI_VENDOR_PACKET, HCI_PRIMARY]))
+        self.ext.host = ToKernel()
+
+    def close_vhci(self) -> None:
+        asyncio.get_running_loop().remove_reader(self.vhci)
+        emit({"event": "vhci-closing", "droppedWhileDown": self.dropped_while_down})
+        os.close(self.vhci)
 
 
 async def main() -> None:
@@ -91,7 +129,7 @@ async def main() -> None:
     sys.stdout.flush()
     await rig.wait_until_stopped()
     notifier.cancel()
-    await rig.transport.close()
+    rig.close_vhci()
 
 
 if __name__ == "__main__":
