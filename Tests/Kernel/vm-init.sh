@@ -28,6 +28,8 @@ mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
 mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
 hostname vigil-kernel-test
+# Loopback for the TCP rig of the button check (nothing else brings interfaces up here).
+"$busybox" ip link set lo up
 
 # bluetooth + hci_vhci for part a, configfs + our gpio-sim for part b; -d: the extracted tree.
 for module in bluetooth hci_vhci configfs gpio-sim; do
