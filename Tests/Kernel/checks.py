@@ -155,16 +155,15 @@ def hci_devices() -> list[str]:
         return []
 
 
-def hci_flags(index: int) -> int | None:
-    """hdev->flags of hciN through HCIGETDEVINFO (struct hci_dev_info: flags at offset 16)."""
+def hci_flags(index: int) -> int:
+    """hdev->flags of hciN through HCIGETDEVINFO (struct hci_dev_info: flags at offset 16).
+    Raises OSError (ENODEV once the device is gone)."""
     sock = socket.socket(AF_BLUETOOTH, socket.SOCK_RAW, BTPROTO_HCI)
     try:
         buffer = bytearray(128)
         struct.pack_into("<H", buffer, 0, index)
         fcntl.ioctl(sock.fileno(), HCIGETDEVINFO, buffer, True)
         return struct.unpack_from("<I", buffer, 16)[0]
-    except OSError:
-        return None
     finally:
         sock.close()
 
@@ -203,19 +202,25 @@ class Bluetooth:
         if not bring_down:
             return rig, device, time.monotonic() - started
         # The kernel powers a new controller up for its setup (Reset, Read Local Features, ...)
-        # and, with no mgmt user, powers it off again about 2 s later. HCI_CHANNEL_USER refuses
-        # a device during setup (EBUSY), so wait for setup to finish (HCI_UP), then bring it
-        # down as the user channel needs (Vigil would too, but not mid-setup).
-        up = wait_for(lambda: (hci_flags(index) or 0) & HCI_UP, 30)
-        setup = time.monotonic() - started
-        if not up:
+        # and, with no mgmt user, powers it off about 2 s later; HCI_CHANNEL_USER refuses it
+        # while the setup runs (EBUSY). HCIGETDEVINFO cannot tell (it hides HCI_UP while
+        # HCI_AUTO_OFF is set), but HCIDEVDOWN waits for the setup work to finish before closing
+        # (hci_dev_close: cancel_work_sync(&hdev->power_on)). The pause covers the instant
+        # between the sysfs entry and the work being queued (both in hci_register_dev).
+        time.sleep(1.0)
+        try:
+            hci_down(index)
+        except OSError as error:
             rig.stop()
-            return None, f"{device} never came up: the kernel's setup of the Bumble controller failed " \
-                         f"(flags {hci_flags(index)}) {rig.tail()}", setup
-        time.sleep(0.3)
-        hci_down(index)
-        if wait_for(lambda: not (hci_flags(index) or 0) & HCI_UP, 5) is False:
-            return None, f"{device} did not go down", setup
+            return None, f"HCIDEVDOWN {device}: {error} {rig.tail()}", time.monotonic() - started
+        setup = time.monotonic() - started
+        try:
+            flags: int | str = hci_flags(index)
+        except OSError as error:
+            flags = f"HCIGETDEVINFO: {error}"
+        if not isinstance(flags, int) or flags & HCI_UP:
+            rig.stop()
+            return None, f"{device} is not down after HCIDEVDOWN (flags {flags})", setup
         return rig, device, setup
 
     def run(self) -> None:
@@ -227,8 +232,8 @@ class Bluetooth:
         if rig is None:
             report.line("FAIL", "bt.vhci", device or "rig failed")
             return
-        report.line("PASS", "bt.vhci", f"Bumble's controller on /dev/vhci is {device}; the kernel set it up "
-                                       f"in {setup:.1f} s and it was brought down for the user channel")
+        report.line("PASS", "bt.vhci", f"Bumble's controller on /dev/vhci is {device}; the kernel's setup was over "
+                                       f"and the device down for the user channel {setup:.1f} s after it appeared")
         try:
             self.scan(rig, device)
             self.run_readings(rig, device)
