@@ -442,6 +442,49 @@ class LineSampler:
         self.thread.join()
 
 
+class LineTrace:
+    """Every value written to some lines, from the kernel's gpio:gpio_value tracepoint
+    (include/trace/events/gpio.h: "<global number> set|get <value>")."""
+
+    tracing = "/sys/kernel/tracing"
+
+    def __init__(self, chip: SimulatedChip, offsets: list[int]) -> None:
+        # The chip's global base, from the legacy sysfs class (CONFIG_GPIO_SYSFS in Debian).
+        base = None
+        for entry in os.listdir("/sys/class/gpio"):
+            if entry.startswith("gpiochip") and os.path.exists(f"/sys/class/gpio/{entry}/device") \
+                    and os.path.realpath(f"/sys/class/gpio/{entry}/device").endswith("/" + chip.device):
+                base = int(SimulatedChip._read(f"/sys/class/gpio/{entry}/base"))
+        if base is None:
+            raise OSError(f"no /sys/class/gpio/gpiochip* for {chip.device}")
+        self.numbers = {base + o: o for o in offsets}
+        self.offsets = offsets
+        self.text = ""
+
+    def __enter__(self) -> "LineTrace":
+        SimulatedChip._write(f"{self.tracing}/trace", "")
+        SimulatedChip._write(f"{self.tracing}/events/gpio/gpio_value/enable", "1")
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        SimulatedChip._write(f"{self.tracing}/events/gpio/gpio_value/enable", "0")
+        with open(f"{self.tracing}/trace") as handle:
+            self.text = handle.read()
+
+    def pulses(self) -> dict[int, int]:
+        """Rising edges written to each offset (a write of 1 after a 0, from an initial 0)."""
+        last = {o: 0 for o in self.offsets}
+        rises = {o: 0 for o in self.offsets}
+        for number, value in re.findall(r"gpio_value: (\d+) set (\d+)", self.text):
+            offset = self.numbers.get(int(number))
+            if offset is None:
+                continue
+            if int(value) and not last[offset]:
+                rises[offset] += 1
+            last[offset] = int(value)
+        return rises
+
+
 class GPIO:
     def __init__(self, args: argparse.Namespace, report: Report) -> None:
         self.args = args
@@ -505,20 +548,28 @@ class GPIO:
 
     def alarm_test(self, chip: SimulatedChip) -> None:
         config = self.face_config("/tmp/vigil-alarm.conf", "hci0")
-        with LineSampler(chip, [self.buzzer, self.led]) as sampler:
+        # Two witnesses: the kernel's gpio_value tracepoint records every line write (exact
+        # counts), and gpio-sim's sysfs is sampled for the levels themselves. The sampler is a
+        # Python thread on an emulated, shared CPU: it can miss a 150 ms pulse, so its count is
+        # only required to be non-zero.
+        trace = LineTrace(chip, [self.buzzer, self.led])
+        with trace, LineSampler(chip, [self.buzzer, self.led]) as sampler:
             run = subprocess.run([self.vigil, "alarm", "test", "high", "--config", config],
                                  capture_output=True, text=True, timeout=120)
         after = {o: chip.value(o) for o in (self.buzzer, self.led)}
+        pulses = trace.pulses()
         # High priority is one burst of ten pulses (BuzzerRhythm, IEC 60601-1-8 table 4).
-        ok = run.returncode == 0 and sampler.rises[self.buzzer] == 10 and sampler.rises[self.led] >= 1 \
+        ok = run.returncode == 0 and pulses[self.buzzer] == 10 and pulses[self.led] >= 1 \
+            and sampler.rises[self.buzzer] >= 1 and sampler.rises[self.led] >= 1 \
             and after == {self.buzzer: 0, self.led: 0}
         self.report.check(
             "gpio.alarm-test", ok,
-            f"vigil alarm test high drove GPIO{self.buzzer} (buzzer) through {sampler.rises[self.buzzer]} pulses and "
-            f"GPIO{self.led} (LED) through {sampler.rises[self.led]}, both low after exit "
-            f"({sampler.samples} sysfs samples)",
-            f"exit {run.returncode}, buzzer rises {sampler.rises[self.buzzer]}, LED rises {sampler.rises[self.led]}, "
-            f"after {after}; {run.stdout[-300:]} {run.stderr[-500:]}")
+            f"vigil alarm test high found the chip by label and drove GPIO{self.buzzer} (buzzer) through "
+            f"{pulses[self.buzzer]} pulses and GPIO{self.led} (LED) through {pulses[self.led]} (kernel gpio_value "
+            f"trace); sysfs read back {sampler.rises[self.buzzer]} and {sampler.rises[self.led]} of them in "
+            f"{sampler.samples} samples; both low after exit",
+            f"exit {run.returncode}, traced pulses {pulses}, sysfs rises {sampler.rises}, after {after}; "
+            f"{run.stdout[-300:]} {run.stderr[-500:]}")
 
     def button_press(self, chip: SimulatedChip) -> None:
         # A controller is needed, or vigil run sounds the no-controller fault and a press would

@@ -27,6 +27,7 @@ mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
 mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
+mount -t tracefs tracefs /sys/kernel/tracing  # gpio_value events for the alarm-test count
 hostname vigil-kernel-test
 # Loopback for the TCP rig of the button check (nothing else brings interfaces up here).
 "$busybox" ip link set lo up
