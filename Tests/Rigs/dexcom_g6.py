@@ -27,6 +27,10 @@ stdout: `{"rig":...}` once, `READY <port>`, then NDJSON lines, e.g.
   {"sent":"backfill","start":..,"end":..,"records":[[t,mgdl,state,trend],..],"frames":N}
   {"event":"authenticated"|"auth-failed"|"bond-request"|"connected"|"disconnected"|"paired"|...}
 
+Fault switches, all off by default: `--bad-crc`, `--truncate-backfill`, `--answer-as ID`,
+`--glucose-mgdl N` (a flat line, e.g. 50: urgent low) and `--drop-at STEP,...` (the link dropped
+once at each handshake step, see DROP_STEPS; used by hostile_peers.py, issue 7).
+
 Example: dexcom_g6.py --port 0 --id 8G12AB --speed 60 --readvertise-after 20
 """
 

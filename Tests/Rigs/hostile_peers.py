@@ -237,25 +237,22 @@ class L2capLiar(HostilePeripheral):
         if handle is None:
             self.log("no-ext-handle")
             return
-        self.log("l2cap-lies-start", extHandle=handle)
+        self.log("l2cap-lies-start", extHandle=handle, bpm=0x50)
         hrm = bytes([0x1B]) + u16(self.hrm.handle) + b"\x00\x50"
         loop = asyncio.get_running_loop()
         end = loop.time() + self.args.attack_seconds
         while self.alive(connection) and loop.time() < end and ext_handle_of(self.rig, self.address) == handle:
-            # Basic header length (Vol 3 Part A 3.1) larger than the payload, then a new start:
-            # the first frame never completes.
-            self.inject(handle, 2, u16(len(hrm) + 40) + u16(ATT_CID) + hrm, "length-too-long")
-            # Length smaller than the payload.
+            # Basic header length (Vol 3 Part A 3.1) smaller than the payload.
             self.inject(handle, 2, u16(2) + u16(ATT_CID) + hrm, "length-too-short")
-            # A start whose continuation never comes, then a continuation without a start
-            # after the next (complete) start resets things.
-            self.inject(handle, 2, u16(30) + u16(ATT_CID) + hrm[:3], "fragment-never-completed")
+            # Larger than the payload, so the frame never completes; then a whole frame (a
+            # valid notification, 80 bpm) in the next start, which must still be delivered.
+            self.inject(handle, 2, u16(len(hrm) + 40) + u16(ATT_CID) + hrm, "length-too-long")
             self.inject(handle, 2, u16(len(hrm)) + u16(ATT_CID) + hrm, "complete-after-pending")
+            # A continuation without a start, start fragments shorter than the basic header
+            # (and an empty one), a frame longer than any Vigil accepts.
             self.inject(handle, 1, b"\x00\x11\x22", "continuation-without-start")
-            # Start fragments shorter than the basic header, and an empty one.
             self.inject(handle, 2, b"\x05\x00", "header-too-short")
             self.inject(handle, 2, b"", "empty-start")
-            # Longer than any frame Vigil accepts.
             self.inject(handle, 2, u16(0xFFFF) + u16(ATT_CID) + hrm, "frame-too-long")
             # LE signaling (Vol 3 Part A 4): Connection Parameter Update Request whose command
             # length says 8 but carries 4, one that says 2 but carries 8, and a command with
@@ -265,6 +262,11 @@ class L2capLiar(HostilePeripheral):
             self.inject(handle, 2, u16(12) + u16(SIGNALING_CID) + b"\x12\x08" + u16(2) + u16(6) + u16(12) + u16(0) + u16(500),
                         "signaling-length-too-short")
             self.inject(handle, 2, u16(1) + u16(SIGNALING_CID) + b"\x12", "signaling-truncated")
+            # ACL fragments that never complete: a start (3 of 30 bytes) and one continuation,
+            # then again a whole notification that must get through.
+            self.inject(handle, 2, u16(30) + u16(ATT_CID) + hrm[:3], "fragment-never-completed")
+            self.inject(handle, 1, hrm[3:], "continuation-still-short")
+            self.inject(handle, 2, u16(len(hrm)) + u16(ATT_CID) + hrm, "complete-after-pending")
             # ACL data for a handle no connection has.
             self.inject(0x0EFE, 2, u16(len(hrm)) + u16(ATT_CID) + hrm, "unknown-handle")
             await asyncio.sleep(0.05)
@@ -282,11 +284,12 @@ class OversizedNotifier(HostilePeripheral):
         loop = asyncio.get_running_loop()
         end = loop.time() + self.args.attack_seconds
         while self.alive(connection) and loop.time() < end:
-            for size in (21, 22, 64, 200):
-                # A Heart Rate Measurement with u8 BPM and RR intervals padding it to `size`
-                # bytes: more than ATT_MTU - 3 = 20 allows in a notification.
-                value = bytes([0x10, 77]) + bytes((size - 2) // 2 * 2)
-                self.send_att(connection, bytes([0x1B]) + u16(self.hrm.handle) + value[:size])
+            for size in (20, 21, 22, 64, 200):
+                # A Heart Rate Measurement with u8 BPM and RR intervals (flags 0x10) padding it
+                # to `size` bytes: 20 is all ATT_MTU - 3 allows in a notification (a legal
+                # control value, 77 bpm and 9 RR intervals), the others are more.
+                value = bytes([0x10, 77]) + bytes(size - 2)
+                self.send_att(connection, bytes([0x1B]) + u16(self.hrm.handle) + value)
                 self.count(f"value-{size}")
             self.send_att(connection, bytes([0x1B]) + u16(self.hrm.handle))
             self.count("value-0")
@@ -415,7 +418,11 @@ async def main() -> None:
 
     rig = rig_common.Rig(args, "hostile-peers")
     rig.install_lifecycle()
+    # `address`/`name`: the legitimate HRM's (or the Dexcom's), for harness code written
+    # for the single-device rigs.
     info = {"rig": "hostile-peers", "scenario": args.scenario,
+            "address": DEXCOM_ADDRESS if args.no_hrm else args.hrm_address,
+            "name": "Dexcom" + args.dexcom_id[-2:] if args.no_hrm else "Vigil HRM",
             "bumble": importlib.metadata.version("bumble")}
     starters = []
     hrm = None
