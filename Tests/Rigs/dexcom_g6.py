@@ -347,7 +347,7 @@ class Transmitter:
         emit({"event": "connected", "peer": peer, "handle": connection.handle, "dexTime": self.dex_now()})
         if "after-connect" in self.drops_pending:
             async def drop_soon() -> None:
-                await asyncio.sleep(0.2)  # after Vigil's first requests are on their way
+                await asyncio.sleep(0)  # at once: before the central's first request is answered
                 self.drop_here(connection, "after-connect")
             asyncio.get_running_loop().create_task(drop_soon())
 
