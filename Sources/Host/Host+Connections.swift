@@ -73,12 +73,13 @@ extension Host {
         guard var connection = connections[packet.handle] else {
             return log(.debug, "ACL data for unknown handle 0x\(String(packet.handle, radix: 16)) dropped")
         }
-        let frame: L2CAP.BasicFrame?
+        var frame: L2CAP.BasicFrame?
         do {
             frame = try connection.reassembler.receive(fragment: packet.data, isFirst: packet.boundary.isFirst)
         } catch {
-            connections[packet.handle] = connection
-            return log(.warning, "\(connection.peer): \(error); partial frame dropped")
+            log(.warning, "\(connection.peer): \(error); partial frame dropped")
+            // The start that exposed the broken frame may be a whole frame itself: deliver it.
+            frame = connection.reassembler.takeFrameAfterError()
         }
         connections[packet.handle] = connection
         guard let frame else { return }

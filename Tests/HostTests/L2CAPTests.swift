@@ -53,6 +53,47 @@ import Testing
         #expect(thrown == error, "\(name)")
     }
 
+    /// Found by the hostile-peer interop rig (issue 7, `hostile_peers.py --scenario l2cap-lies`):
+    /// a start fragment arriving while a frame is incomplete ends that frame (Vol 3 Part A
+    /// §7.2.1), but when the start is itself a whole frame, that frame is good and must not be
+    /// lost with the broken one. Bytes: a start announcing 30 bytes with 3 (never continued),
+    /// then a whole ATT Handle Value Notification (0x1B) for handle 0x0003 with value 00 50
+    /// (a Heart Rate Measurement of 80 bpm).
+    @Test func aWholeFrameInTheStartThatEndsABrokenOneIsKept() throws {
+        var reassembler = L2CAP.Reassembler()
+        #expect(try reassembler.receive(fragment: [0x1E, 0x00, 0x04, 0x00, 0x1B, 0x03, 0x00], isFirst: true) == nil)
+        var thrown: L2CAP.Reassembler.ReassemblyError?
+        var returned: L2CAP.BasicFrame?
+        do {
+            returned = try reassembler.receive(fragment: [0x05, 0x00, 0x04, 0x00, 0x1B, 0x03, 0x00, 0x00, 0x50], isFirst: true)
+        } catch { thrown = error }
+        // The broken frame is reported (27 of its 30 payload bytes never came) ...
+        #expect(thrown == .startWhileIncomplete(dropped: 27))
+        #expect(returned == nil)
+        // ... and the whole one is handed over once.
+        let kept = reassembler.takeFrameAfterError()
+        #expect(kept?.channel == L2CAP.ChannelID.att)
+        #expect(kept?.payload == [0x1B, 0x03, 0x00, 0x00, 0x50])
+        #expect(reassembler.takeFrameAfterError() == nil)
+        #expect(reassembler.isIdle)
+        // A later fragment starts clean.
+        #expect(try reassembler.receive(fragment: [0x01, 0x00, 0x04, 0x00, 0x13], isFirst: true)
+                == L2CAP.BasicFrame(channel: L2CAP.ChannelID.att, payload: [0x13]))
+    }
+
+    /// The same interruption, but the new start is itself incomplete: nothing to hand over,
+    /// and its continuation completes it.
+    @Test func anIncompleteStartThatEndsABrokenOneIsKeptPending() throws {
+        var reassembler = L2CAP.Reassembler()
+        _ = try reassembler.receive(fragment: [0x1E, 0x00, 0x04, 0x00, 0x1B], isFirst: true)
+        #expect(throws: L2CAP.Reassembler.ReassemblyError.startWhileIncomplete(dropped: 29)) {
+            try reassembler.receive(fragment: [0x03, 0x00, 0x04, 0x00, 0x0B], isFirst: true)
+        }
+        #expect(reassembler.takeFrameAfterError() == nil)
+        #expect(try reassembler.receive(fragment: [0x01, 0x02], isFirst: false)
+                == L2CAP.BasicFrame(channel: L2CAP.ChannelID.att, payload: [0x0B, 0x01, 0x02]))
+    }
+
     @Test(arguments: [-1, 3, 200])
     func aPeerWhoseLengthsLieIsLoggedAndTimedOutNotHung(lie: Int) throws {
         let liar = SimulatedDevices.heartRateMonitor(address: HRM.address(1))

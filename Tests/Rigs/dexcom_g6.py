@@ -27,6 +27,10 @@ stdout: `{"rig":...}` once, `READY <port>`, then NDJSON lines, e.g.
   {"sent":"backfill","start":..,"end":..,"records":[[t,mgdl,state,trend],..],"frames":N}
   {"event":"authenticated"|"auth-failed"|"bond-request"|"connected"|"disconnected"|"paired"|...}
 
+Fault switches, all off by default: `--bad-crc`, `--truncate-backfill`, `--answer-as ID`,
+`--glucose-mgdl N` (a flat line, e.g. 50: urgent low) and `--drop-at STEP,...` (the link dropped
+once at each handshake step, see DROP_STEPS; used by hostile_peers.py, issue 7).
+
 Example: dexcom_g6.py --port 0 --id 8G12AB --speed 60 --readvertise-after 20
 """
 
@@ -58,6 +62,9 @@ BACKFILL = "F8083536-849E-531C-C594-30F1F86A4EA5"
 ATT_INSUFFICIENT_AUTHENTICATION = 0x05
 ATT_INSUFFICIENT_ENCRYPTION = 0x0F
 READING_INTERVAL = 300  # dex seconds between readings
+# --drop-at: where in the handshake the link can be dropped (hostile peers, issue 7).
+DROP_STEPS = ("after-connect", "after-auth-request", "after-challenge", "after-bond-request",
+              "mid-glucose", "mid-backfill")
 
 
 def crc16_xmodem(data: bytes) -> int:
@@ -94,6 +101,8 @@ class Transmitter:
         self.authenticated: set[int] = set()  # connection handles
         self.send_lock = asyncio.Lock()
         self.readvertising: asyncio.Task | None = None
+        # --drop-at: handshake steps where the link is dropped, each once, in any order met.
+        self.drops_pending = [step for step in args.drop_at.split(",") if step]
 
         config = DeviceConfiguration()
         config.name = self.name
@@ -137,6 +146,8 @@ class Transmitter:
         def value(x: int) -> int:
             k = (x - self.session_start()) / READING_INTERVAL
             return int(round(130 + 60 * math.sin(k / 9)))
+        if self.args.glucose_mgdl is not None:
+            return self.args.glucose_mgdl, 0  # --glucose-mgdl: a flat line, e.g. an urgent low
         mgdl = value(t)
         trend = int(round((mgdl - value(t - READING_INTERVAL)) / 5 * 10))
         return mgdl, max(-127, min(126, trend))
@@ -190,6 +201,9 @@ class Transmitter:
     def on_auth_write(self, connection: Connection, value: bytes) -> None:
         emit({"received": "authentication", "hex": value.hex()})
         opcode = value[0] if value else None
+        step = {0x01: "after-auth-request", 0x04: "after-challenge", 0x07: "after-bond-request"}.get(opcode)
+        if step and self.drop_here(connection, step):
+            return
         if opcode == 0x01 and len(value) == 10:
             self.token = value[1:9]
             self.challenge = os.urandom(8)
@@ -244,6 +258,8 @@ class Transmitter:
                 await self.indicate(connection, reply, {"sent": "time", "dexTime": now,
                                                         "sessionStart": self.session_start()})
             elif opcode in (0x30, 0x4E):
+                if self.drop_here(connection, "mid-glucose"):
+                    return
                 t = self.latest_reading_time()
                 mgdl, trend = self.glucose_at(t)
                 reply = with_crc(struct.pack("<BBIIHBb", opcode + 1, 0, t // READING_INTERVAL, t, mgdl, 6, trend))
@@ -293,6 +309,12 @@ class Transmitter:
             sent_frames = frames[:-1]
         else:
             sent_frames = frames
+        if len(sent_frames) > 1 and "mid-backfill" in self.drops_pending:
+            # Half the frames, then the link goes.
+            for frame in sent_frames[:len(sent_frames) // 2]:
+                await self.device.notify_subscriber(connection, self.backfill, frame)
+            self.drop_here(connection, "mid-backfill", frames=len(sent_frames) // 2)
+            return
         for frame in sent_frames:
             await self.device.notify_subscriber(connection, self.backfill, frame)
         buffer = b"".join(frames)
@@ -301,8 +323,19 @@ class Transmitter:
                                                "records": records, "frames": len(sent_frames),
                                                "truncated": len(sent_frames) != len(frames)})
 
-    async def disconnect(self, connection: Connection) -> None:
-        emit({"event": "disconnect-requested"})
+    def drop_here(self, connection: Connection, step: str, **fields) -> bool:
+        """--drop-at: drops the link (as a transmitter walking out of range would, reason 0x13
+        from our side) the first time the handshake reaches `step`; true when it did."""
+        if step not in self.drops_pending:
+            return False
+        self.drops_pending.remove(step)
+        emit({"event": "link-dropped-at", "step": step, **fields})
+        asyncio.get_running_loop().create_task(self.disconnect(connection, requested=False))
+        return True
+
+    async def disconnect(self, connection: Connection, requested: bool = True) -> None:
+        if requested:
+            emit({"event": "disconnect-requested"})
         try:
             await connection.disconnect()
         except Exception as error:  # the link may already be gone
@@ -312,6 +345,11 @@ class Transmitter:
     def on_connection(self, connection: Connection) -> None:
         peer = str(connection.peer_address)
         emit({"event": "connected", "peer": peer, "handle": connection.handle, "dexTime": self.dex_now()})
+        if "after-connect" in self.drops_pending:
+            async def drop_soon() -> None:
+                await asyncio.sleep(0)  # at once: before the central's first request is answered
+                self.drop_here(connection, "after-connect")
+            asyncio.get_running_loop().create_task(drop_soon())
 
         def on_disconnection(reason) -> None:
             self.authenticated.discard(connection.handle)
@@ -350,7 +388,13 @@ async def main() -> None:
                         help="real seconds without advertising after a disconnection")
     parser.add_argument("--bad-crc", action="store_true", help="corrupt the CRC of every glucose reply")
     parser.add_argument("--truncate-backfill", action="store_true", help="drop the last backfill frame")
+    parser.add_argument("--glucose-mgdl", type=int, help="serve this glucose for every reading (flat trend)")
+    parser.add_argument("--drop-at", default="",
+                        help="comma-separated handshake steps where the rig drops the link once: "
+                             + ", ".join(DROP_STEPS))
     args = parser.parse_args()
+    if any(step not in DROP_STEPS for step in args.drop_at.split(",") if step):
+        parser.error(f"--drop-at takes steps among {', '.join(DROP_STEPS)}")
     if len(args.id) != 6 or args.id[0] not in "48":
         parser.error("--id must be 6 characters starting with 4 or 8")
     rig_common.setup_logging(args.verbose)

@@ -214,7 +214,11 @@ public struct Appliance: Sendable {
     mutating func updateScanning(host: inout Host, at now: MonotonicInstant) {
         guard controllerUp else { return }
         let searching = slots.filter { $0.state == .searching }
-        host.watch(Set(searching.compactMap(\.matcher.remembered)))
+        // The scanner reports an unchanged advertisement again only for watched peers. A peer
+        // is remembered after discovery, so the one a slot last tried (refused pairing, link
+        // dropped or connection failed before discovery) is watched too: otherwise its
+        // unchanged advertisement is never reported again and the slot never reconnects.
+        host.watch(Set(searching.compactMap { $0.matcher.remembered ?? $0.peer }))
         let wanted = !searching.isEmpty || !broadcasters.isEmpty
         if wanted && !host.isScanning { host.startScanning(active: activeScan, at: now) }
         if !wanted && host.isScanning { host.stopScanning(at: now) }
@@ -246,6 +250,7 @@ public struct Appliance: Sendable {
         guard a.isConnectable || a.scanResponse != nil, !claimed.contains(a.address) else { return }
         for i in slots.indices where slots[i].state == .searching && slots[i].matches(summary) {
             slots[i].state = .connecting(a.address)
+            slots[i].peer = a.address  // watched while searching again (see updateScanning)
             events.append(.connecting(slots[i].device, peer: a.address))
             host.connect(a.address, at: now)
             break

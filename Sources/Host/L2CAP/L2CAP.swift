@@ -35,6 +35,9 @@ public enum L2CAP {
     public struct Reassembler: Sendable {
         private var pending: [UInt8] = []
         private var expected = 0
+        /// A whole frame carried by the start fragment that threw `.startWhileIncomplete`:
+        /// the broken frame before it is lost, this one is not (see `takeFrameAfterError()`).
+        private var frameAfterError: BasicFrame?
         /// The largest B-frame we accept (ATT_MTU 517 + header, with room for signaling/SMP).
         public let maximumFrameLength: Int
 
@@ -64,13 +67,16 @@ public enum L2CAP {
 
         /// Feeds one ACL packet's data; returns a frame when one completes.
         public mutating func receive(fragment data: [UInt8], isFirst: Bool) throws(ReassemblyError) -> BasicFrame? {
+            frameAfterError = nil
             if isFirst {
                 let dropped = pending.count
                 pending.removeAll(keepingCapacity: true)
                 if dropped > 0 {
-                    // Keep the new start: the old frame is lost either way.
+                    // Keep the new start: the old frame is lost either way. When the start is
+                    // a whole frame (a notification after a lost continuation, say) it is
+                    // kept for the caller, who logs the error first.
                     let error = ReassemblyError.startWhileIncomplete(dropped: expected - dropped)
-                    _ = try? startFrame(data)
+                    frameAfterError = try? startFrame(data)
                     throw error
                 }
                 return try startFrame(data)
@@ -102,7 +108,14 @@ public enum L2CAP {
             return frame
         }
 
-        public mutating func reset() { pending.removeAll() }
+        /// The whole frame that arrived in the start fragment whose `receive` threw
+        /// `.startWhileIncomplete`, once; nil otherwise.
+        public mutating func takeFrameAfterError() -> BasicFrame? {
+            defer { frameAfterError = nil }
+            return frameAfterError
+        }
+
+        public mutating func reset() { pending.removeAll(); frameAfterError = nil }
     }
 
     /// Splits a B-frame into ACL payloads of at most `maximumFragment` bytes (the controller's

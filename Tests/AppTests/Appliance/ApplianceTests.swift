@@ -144,4 +144,36 @@ struct ApplianceTests {
         #expect(world.readings.count >= 3)
         #expect(world.host.bonds.bond(for: ApplianceWorld.hrmAddress)?.longTermKey != Array(repeating: 0x42, count: 16))
     }
+
+    /// Found by the hostile-peer interop rig (issue 7, `hostile_peers.py --scenario
+    /// pairing-failures`): a peer that refuses pairing is never discovered, so never
+    /// remembered; the scanner reports its unchanged advertisement only for watched peers,
+    /// and the slot waited for it forever. It must be retried, with backoff.
+    @Test("a strap that refuses pairing is reported each time and retried with backoff")
+    func pairingRefusedIsRetried() throws {
+        let hrm = SimulatedDevices.heartRateMonitor(requiresEncryption: true, securityFactory: { _, _ in RefusingSecurity() })
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate(pair: true)], peripherals: [hrm])
+        world.start()
+        world.advance(by: .seconds(20))
+        let failures = world.transmitterEvents { if case .pairingFailed = $0 { true } else { false } }
+        let connections = world.events.filter { if case .connecting = $0 { true } else { false } }.count
+        // Backoff 1, 2, 4, 8 s between attempts: four or five attempts in 20 s, not one, and not
+        // one a second either.
+        #expect((3...6).contains(failures), "pairing failures: \(failures)")
+        #expect(connections == failures, "connection attempts \(connections) vs failures \(failures)")
+        #expect(world.readings.isEmpty)
+    }
+}
+
+/// A peripheral Security Manager that answers every Pairing Request with Pairing Failed,
+/// reason 0x05 Pairing Not Supported (Core v5.4 Vol 3 Part H §3.5.5).
+struct RefusingSecurity: PeripheralSecurity {
+    mutating func receive(_ pdu: [UInt8], at now: MonotonicInstant) -> [PeripheralSecurityOutput] {
+        pdu.first == SMP.Code.pairingRequest.rawValue ? [.send([0x05, 0x05]), .failed(reason: 0x05)] : []
+    }
+    mutating func longTermKey(ediv: UInt16, rand: UInt64) -> [UInt8]? { nil }
+    mutating func encryptionChanged(enabled: Bool, at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+    mutating func requestSecurity(at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
+    var nextDeadline: MonotonicInstant? { nil }
+    mutating func handleDeadline(at now: MonotonicInstant) -> [PeripheralSecurityOutput] { [] }
 }
