@@ -107,18 +107,34 @@ struct ExportCommand: ParsableCommand {
         }
         var source = HistoryPageSource(store: store)
         var stream = ExportStream(format: format, filter: try filter(utcOffset: utcOffset), utcOffset: utcOffset)
+        // SIGTERM or Ctrl-C mid-way must not leave the temporary file behind (the default action
+        // would end the process before `abandon`): the signals are read between two pages.
+        let signals = try? SignalWatcher(signals: [.interrupt, .terminate, .hangUp])
         let sink: ExportSink
         do { sink = try ExportSink(path: output) } catch {
             StandardError.write("vigil export: \(error)")
             throw ExitCode(1)
         }
+        var interruptedBy: SignalWatcher.Signal?
         do {
-            while let piece = try stream.next(from: &source) { try sink.write(piece) }
-            try sink.finish()
+            while let piece = try stream.next(from: &source) {
+                if let signal = try? signals?.nextSignal() {
+                    interruptedBy = signal
+                    break
+                }
+                try sink.write(piece)
+            }
+            if interruptedBy == nil { try sink.finish() }
         } catch {
             sink.abandon()
             StandardError.write("vigil export: \(error)" + (output.map { " (\($0) was left unchanged)" } ?? ""))
             throw ExitCode(1)
+        }
+        if let signal = interruptedBy {
+            sink.abandon()
+            StandardError.write("vigil export: interrupted by \(signal)" + (output.map { " (\($0) was left unchanged)" } ?? ""))
+            // 128 + the signal's number: what a shell reports for a command a signal stopped.
+            throw ExitCode(128 + signal.rawValue)
         }
     }
 }
