@@ -109,6 +109,10 @@ public struct Host: Sendable {
         commands.reset()
         acl = ACLScheduler()
         scanner.state = .stopped
+        // A new controller life: every advertiser is news again. Otherwise a peer matched by
+        // name whose connection attempt died with the old controller is never reported again
+        // (its advertisement is unchanged), and the owner never tries it again.
+        scanner.forgetAll()
         connector = .idle
         controller = .bringingUp(.reset)
         log(.info, "controller bring-up: HCI Reset")
