@@ -56,6 +56,27 @@ import Testing
         #expect(heard(since: mark) == 1, "the peer was not reported after the controller restarted")
     }
 
+    /// The same with a working controller: an attempt that times out (the peer did not answer
+    /// in time) must not make its unchanged advertisements duplicates for ever.
+    @Test func aPeerWhoseAttemptFailedIsReportedAgainWhenNextHeard() throws {
+        var world = SimulatedWorld(peripherals: [SimulatedDevices.heartRateMonitor()]) { $0.connectTimeout = .milliseconds(20) }
+        world.start()
+        world.startScanning(active: false)
+        world.advance(by: .milliseconds(1))
+        func heard() -> [MonotonicInstant] {
+            world.timedEvents.compactMap { if case .advertisement(let a) = $0.event, a.address == HRM.address { $0.time } else { nil } }
+        }
+        #expect(heard() == [.zero], "heard at its first advertising event")
+        // The attempt's deadline (1 ms + 20 ms) comes before the advertiser's next event (100 ms).
+        world.host.connect(HRM.address, at: world.now)
+        world.pump()
+        let failed = world.run(until: { $0.connectionFailure(HRM.address) != nil }, within: .seconds(5))
+        #expect(failed)
+        #expect(world.host.handle(for: HRM.address) == nil)
+        world.advance(by: .milliseconds(500))
+        #expect(heard().count >= 2, "not heard again after the failed attempt: \(heard())")
+    }
+
     /// After the reopen, bring-up runs again and a new attempt goes out and connects.
     @Test func afterTheResetTheNextAttemptConnects() throws {
         var world = SimulatedWorld(peripherals: [SimulatedDevices.heartRateMonitor()])
