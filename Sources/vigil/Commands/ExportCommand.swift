@@ -19,7 +19,7 @@ struct ExportCommand: ParsableCommand {
             --serial PATH[@BAUD] sends EXPORT to an appliance's serial export port (default 115200 baud) and saves the answer.
             --usb MOUNTPOINT writes the bundle (readings.csv, nightscout-entries.json, report.svg/html, README) there.
             Exit codes: 0 exported, 1 runtime failure (no history, I/O, the appliance refused or went silent), \
-            64 usage error, 78 configuration error.
+            64 usage error, 78 configuration error, 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM; -o FILE is left unchanged).
             """)
 
     @Option(help: "csv, json, ndjson or nightscout.")
