@@ -72,6 +72,10 @@ extension Host {
         for handle in connections.keys.sorted() {
             dropConnection(handle, reason: .hardwareFailure, note: "controller failed")
         }
+        // An attempt in flight ends here too, or its owner would wait for it for ever (the
+        // controller that hung at LE Create Connection never answers it after a reset).
+        if case .creating(let peer, _) = connector { emit(.connectionFailed(peer: peer, reason: "controller failed")) }
+        if case .cancelling(let peer, _) = connector { emit(.connectionFailed(peer: peer, reason: "controller failed")) }
         commands.reset()
         connector = .idle
         scanner.state = .stopped

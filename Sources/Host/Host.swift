@@ -109,6 +109,10 @@ public struct Host: Sendable {
         commands.reset()
         acl = ACLScheduler()
         scanner.state = .stopped
+        // A new controller life: every advertiser is news again. Otherwise a peer matched by
+        // name whose connection attempt died with the old controller is never reported again
+        // (its advertisement is unchanged), and the owner never tries it again.
+        scanner.forgetAll()
         connector = .idle
         controller = .bringingUp(.reset)
         log(.info, "controller bring-up: HCI Reset")
@@ -211,7 +215,13 @@ public struct Host: Sendable {
 
     // MARK: helpers shared by the extensions
 
-    mutating func emit(_ event: Event) { outputs.append(.event(event)) }
+    mutating func emit(_ event: Event) {
+        // A peer whose attempt failed is news again when next heard: its advertisement has not
+        // changed, and an owner that matches it by name (not yet by a remembered address, which
+        // is watched) would otherwise never hear of it again, nor try it again.
+        if case .connectionFailed(let peer, _) = event { scanner.forget(peer) }
+        outputs.append(.event(event))
+    }
 
     mutating func log(_ level: LogLevel, _ message: String) { outputs.append(.event(.log(level, message))) }
 

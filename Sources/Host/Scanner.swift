@@ -97,4 +97,7 @@ struct Scanner: Sendable {
     func lastSeen(_ address: DeviceAddress) -> MonotonicInstant? { devices[address]?.lastSeen }
 
     mutating func forgetAll() { devices.removeAll() }
+
+    /// The next report from `address` is news again.
+    mutating func forget(_ address: DeviceAddress) { devices.removeValue(forKey: address) }
 }

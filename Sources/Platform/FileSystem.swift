@@ -9,13 +9,25 @@ import CPlatform
 public enum FileSystem {
     /// The whole file. Reads until end of file rather than trusting the size stat reports, so
     /// /proc files (size 0) read correctly too.
+    ///
+    /// A FIFO is refused at once: opening one blocks until a writer comes, and reading a
+    /// configuration must never hang the appliance before its alarms run. It is opened
+    /// non-blocking to find out, and everything else is read blocking, as before.
     public static func readFile(path: String) throws(PlatformError) -> [UInt8] {
-        let fd = vigil_open(path, O_RDONLY | O_CLOEXEC, 0)
+        let fd = vigil_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0)
         guard fd >= 0 else { throw .fromErrno("open(\(path))", hint: hint(forErrno:)) }
         defer { closeDescriptor(fd) }
         var info = stat()
         var capacity = 4096
-        if fstat(fd, &info) == 0, info.st_size > 0 { capacity = Int(info.st_size) + 1 }
+        if fstat(fd, &info) == 0 {
+            if (info.st_mode & S_IFMT) == S_IFIFO {
+                throw PlatformError(operation: "open(\(path))", errno: 0, reason: "it is a FIFO (named pipe), not a file",
+                                    hint: "reading it would wait for a writer; give the path of a regular file")
+            }
+            if info.st_size > 0 { capacity = Int(info.st_size) + 1 }
+        }
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: max(4096, min(capacity, 1 << 20)))
         while true {

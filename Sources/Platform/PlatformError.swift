@@ -76,4 +76,6 @@ private let errnoNames: [Int32: String] = [
     ETIMEDOUT: "ETIMEDOUT", ECONNREFUSED: "ECONNREFUSED", EHOSTUNREACH: "EHOSTUNREACH",
     EALREADY: "EALREADY", EINPROGRESS: "EINPROGRESS", ERFKILL: "ERFKILL", ENXIO: "ENXIO",
     ENOTCONN: "ENOTCONN", EOPNOTSUPP: "EOPNOTSUPP",
+    // What the HCI user channel answers once its controller is unplugged (hci_sock.c).
+    EBADFD: "EBADFD", ESHUTDOWN: "ESHUTDOWN",
 ]

@@ -20,6 +20,8 @@ public struct WallClockWatch: Sendable {
     public var tolerance: Duration = .seconds(30)
     public let earliestBelievable: WallClockTime
     private var last: (monotonic: MonotonicInstant, wall: WallClockTime)?
+    /// The sum of the steps of an already set clock seen so far (forward positive).
+    public private(set) var unexplainedShift: Duration = .zero
 
     public init(earliestBelievable: WallClockTime) { self.earliestBelievable = earliestBelievable }
 
@@ -29,7 +31,17 @@ public struct WallClockWatch: Sendable {
         let expected = last.wall + (monotonic - last.monotonic)
         let difference = wall - expected
         guard difference > tolerance || difference < .zero - tolerance else { return nil }
+        if expected >= earliestBelievable && wall >= earliestBelievable { unexplainedShift += difference }
         return Step(monotonic: monotonic, from: expected, to: wall,
                     setsTheClock: expected < earliestBelievable && wall >= earliestBelievable)
+    }
+
+    /// The time by which retention ages rows: `wall` with the net forward steps of the set
+    /// clock taken back out. A clock that jumps a day ahead (a bad time source) must not make a
+    /// day of readings look old enough to delete; a step back only makes retention delete
+    /// less, so it is believed. The first setting of the clock is not a step here: before it
+    /// nothing is old enough to prune.
+    public func retentionTime(wall: WallClockTime) -> WallClockTime {
+        unexplainedShift > .zero ? wall - unexplainedShift : wall
     }
 }

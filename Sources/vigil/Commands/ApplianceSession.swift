@@ -164,7 +164,8 @@ struct ApplianceSession: HostSession {
         if nextPrune.map({ now >= $0 }) ?? true {
             nextPrune = now + .seconds(600)
             do {
-                let outcome = try history.prune(now: wallNow, policy: Self.retention)
+                // Aged on the clock as it ran before any step ahead: a jump must not delete a day.
+                let outcome = try history.prune(now: clockWatch.retentionTime(wall: wallNow), policy: Self.retention)
                 logger.log(.debug, "history: pruned \(outcome)")
             } catch {
                 logger.log(.warning, "history: pruning failed: \(error)")

@@ -19,7 +19,7 @@ struct ExportCommand: ParsableCommand {
             --serial PATH[@BAUD] sends EXPORT to an appliance's serial export port (default 115200 baud) and saves the answer.
             --usb MOUNTPOINT writes the bundle (readings.csv, nightscout-entries.json, report.svg/html, README) there.
             Exit codes: 0 exported, 1 runtime failure (no history, I/O, the appliance refused or went silent), \
-            64 usage error, 78 configuration error.
+            64 usage error, 78 configuration error, 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM; -o FILE is left unchanged).
             """)
 
     @Option(help: "csv, json, ndjson or nightscout.")
@@ -107,18 +107,34 @@ struct ExportCommand: ParsableCommand {
         }
         var source = HistoryPageSource(store: store)
         var stream = ExportStream(format: format, filter: try filter(utcOffset: utcOffset), utcOffset: utcOffset)
+        // SIGTERM or Ctrl-C mid-way must not leave the temporary file behind (the default action
+        // would end the process before `abandon`): the signals are read between two pages.
+        let signals = try? SignalWatcher(signals: [.interrupt, .terminate, .hangUp])
         let sink: ExportSink
         do { sink = try ExportSink(path: output) } catch {
             StandardError.write("vigil export: \(error)")
             throw ExitCode(1)
         }
+        var interruptedBy: SignalWatcher.Signal?
         do {
-            while let piece = try stream.next(from: &source) { try sink.write(piece) }
-            try sink.finish()
+            while let piece = try stream.next(from: &source) {
+                if let signal = try? signals?.nextSignal() {
+                    interruptedBy = signal
+                    break
+                }
+                try sink.write(piece)
+            }
+            if interruptedBy == nil { try sink.finish() }
         } catch {
             sink.abandon()
             StandardError.write("vigil export: \(error)" + (output.map { " (\($0) was left unchanged)" } ?? ""))
             throw ExitCode(1)
+        }
+        if let signal = interruptedBy {
+            sink.abandon()
+            StandardError.write("vigil export: interrupted by \(signal)" + (output.map { " (\($0) was left unchanged)" } ?? ""))
+            // 128 + the signal's number: what a shell reports for a command a signal stopped.
+            throw ExitCode(128 + signal.rawValue)
         }
     }
 }

@@ -163,11 +163,19 @@ struct RunCommand: ParsableCommand {
     /// Reads and validates the configuration; any problem is reported with its line and the
     /// appliance refuses to start half-configured (exit 78, EX_CONFIG).
     static func loadConfiguration(_ path: String) throws -> VigilConfiguration {
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = String(decoding: try FileSystem.readFile(path: path), as: UTF8.self)
+            bytes = try FileSystem.readFile(path: path)
         } catch {
             StandardError.write("vigil: cannot read the configuration: \(error)")
+            throw ExitCode(78)
+        }
+        // Decoding with replacement would turn a byte the editor mangled into U+FFFD inside a
+        // device name or a comment and run on silently: refuse the file, naming the line.
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            let line = (lines.firstIndex { String(validating: $0, as: UTF8.self) == nil } ?? 0) + 1
+            StandardError.write("\(path):\(line): not valid UTF-8: save the file as UTF-8")
             throw ExitCode(78)
         }
         do {

@@ -1,0 +1,103 @@
+import Bluetooth
+import Clocks
+import HCI
+import Simulator
+import Testing
+@testable import Host
+
+/// Issue 7, a controller that answers bring-up and then stops answering, on the simulated
+/// controller and a virtual clock. Found through the real binary (FaultControllerInteropTests:
+/// after the reopen the appliance never tried to connect again): when the controller failed
+/// while LE Create Connection was in flight, the attempt was dropped without a word, and the
+/// owner waited for it for ever.
+@Suite struct HostControllerFaultTests {
+    @Test func aControllerThatHangsAtLECreateConnectionFailsTheAttemptToo() throws {
+        var world = SimulatedWorld()
+        world.start()
+        world.controller.unansweredOpcodes = [HCI.LECreateConnection.opcode]
+        let peer = HRM.address(0x42)
+        world.host.connect(peer, at: world.now)
+        world.pump()
+        #expect(world.host.isConnecting)
+        let failedInTime = world.run(until: { $0.controllerFailed != nil }, within: .seconds(10))
+        #expect(failedInTime)
+        // Core v5.4 Vol 4 Part E §7.8.12: the Command Status never came; the 3 s command timeout.
+        #expect(world.controllerFailed == "controller did not answer LE Create Connection (0x200d) within 3.0 seconds")
+        #expect(world.time(of: .controllerFailed(world.controllerFailed ?? "")) == .zero + .seconds(3))
+        #expect(world.connectionFailure(peer) == "controller failed")
+        // The owner hears of the attempt first, then of the controller.
+        let attempt = try #require(world.events.firstIndex(of: .connectionFailed(peer: peer, reason: "controller failed")))
+        let controller = try #require(world.events.firstIndex(of: .controllerFailed(world.controllerFailed ?? "")))
+        #expect(attempt < controller)
+        #expect(!world.host.isConnecting)
+    }
+
+    /// After a reopen the scanner reports every advertiser afresh: an unchanged advertisement
+    /// from a peer seen before the controller failed must be heard again, or an owner that
+    /// matches it by name never retries it (found with the real binary and Bumble).
+    @Test func aRestartedControllerReportsKnownAdvertisersAgain() throws {
+        var world = SimulatedWorld(peripherals: [SimulatedDevices.heartRateMonitor()])
+        world.start()
+        world.startScanning(active: false)
+        world.advance(by: .seconds(1))
+        func heard(since start: Int) -> Int {
+            world.events[start...].filter { if case .advertisement(let a) = $0 { a.address == HRM.address } else { false } }.count
+        }
+        #expect(heard(since: 0) == 1, "once: later reports of unchanged data are duplicates")
+        world.host.controllerLost("end of stream", at: world.now)
+        world.controller = SimulatedController(configuration: .init(), radio: SimulatedRadio(peripherals: [SimulatedDevices.heartRateMonitor()]))
+        let mark = world.events.count
+        world.host.start(at: world.now)
+        world.pump()
+        let ready = world.run(until: { $0.host.isReady }, within: .seconds(10))
+        #expect(ready)
+        world.startScanning(active: false)
+        world.advance(by: .seconds(1))
+        #expect(heard(since: mark) == 1, "the peer was not reported after the controller restarted")
+    }
+
+    /// The same with a working controller: an attempt that times out (the peer did not answer
+    /// in time) must not make its unchanged advertisements duplicates for ever.
+    @Test func aPeerWhoseAttemptFailedIsReportedAgainWhenNextHeard() throws {
+        var world = SimulatedWorld(peripherals: [SimulatedDevices.heartRateMonitor()]) { $0.connectTimeout = .milliseconds(20) }
+        world.start()
+        world.startScanning(active: false)
+        world.advance(by: .milliseconds(1))
+        func heard() -> [MonotonicInstant] {
+            world.timedEvents.compactMap { if case .advertisement(let a) = $0.event, a.address == HRM.address { $0.time } else { nil } }
+        }
+        #expect(heard() == [.zero], "heard at its first advertising event")
+        // The attempt's deadline (1 ms + 20 ms) comes before the advertiser's next event (100 ms).
+        world.host.connect(HRM.address, at: world.now)
+        world.pump()
+        let failed = world.run(until: { $0.connectionFailure(HRM.address) != nil }, within: .seconds(5))
+        #expect(failed)
+        #expect(world.host.handle(for: HRM.address) == nil)
+        world.advance(by: .milliseconds(500))
+        #expect(heard().count >= 2, "not heard again after the failed attempt: \(heard())")
+    }
+
+    /// After the reopen, bring-up runs again and a new attempt goes out and connects.
+    @Test func afterTheResetTheNextAttemptConnects() throws {
+        var world = SimulatedWorld(peripherals: [SimulatedDevices.heartRateMonitor()])
+        world.start()
+        world.controller.unansweredOpcodes = [HCI.LECreateConnection.opcode]
+        world.host.connect(HRM.address, at: world.now)
+        world.pump()
+        _ = world.run(until: { $0.controllerFailed != nil }, within: .seconds(10))
+        #expect(world.connectionFailure(HRM.address) == "controller failed")
+        // The runner closes and reopens the transport: a fresh controller (this one, like a
+        // hung real one, would not answer even HCI Reset).
+        world.controller = SimulatedController(configuration: .init(), radio: SimulatedRadio(peripherals: [SimulatedDevices.heartRateMonitor()]))
+        world.host.start(at: world.now)
+        world.pump()
+        let ready = world.run(until: { $0.host.isReady }, within: .seconds(10))
+        #expect(ready, "\(world.events.suffix(6))")
+        // (world.connect would stop at the first attempt's failure, already recorded.)
+        world.host.connect(HRM.address, at: world.now)
+        world.pump()
+        let linked = world.run(until: { $0.connectedHandle(HRM.address) != nil }, within: .seconds(30))
+        #expect(linked, "no link after the controller came back")
+        #expect(world.host.handle(for: HRM.address) != nil)
+    }
+}
