@@ -15,7 +15,7 @@ extension Interop {
         @Test func demoAnswersInTextAndJSON() throws {
             let directory = try TemporaryDirectory()
             let socket = directory.path + "/status.sock"
-            let daemon = try BackgroundVigil(["demo", "--events-json", "--status-socket", socket, "--seconds", "40"], in: directory)
+            let daemon = try BackgroundVigil(["demo", "--events-json", "--status-socket", socket, "--seconds", "40"])
             defer { daemon.stop() }
 
             let status = try Self.waitForHeartRate(socket: socket, daemon: daemon)
@@ -30,10 +30,10 @@ extension Interop {
             let rate = try #require(strap.objects("readings")?.first { $0.string("kind") == "heart-rate" })
             #expect(rate.string("unit") == "bpm")
             #expect((0...5).contains(rate.int("ageSeconds") ?? -1), "\(rate)")
-            let reported = Set(daemon.events().filter { $0.string("device") == "chest-strap" && $0.string("kind") == "heart-rate" }
+            let reported = Set(daemon.events.filter { $0.string("device") == "chest-strap" && $0.string("kind") == "heart-rate" }
                 .compactMap { $0.int("bpm") })
             #expect(rate.int("value").map(reported.contains) == true, "status says \(rate), the daemon reported \(reported.sorted())")
-            #expect(strap.string("address") == daemon.events().first { $0.string("device") == "chest-strap" && $0.string("event") == "connected" }?.string("address"))
+            #expect(strap.string("address") == daemon.events.first { $0.string("device") == "chest-strap" && $0.string("event") == "connected" }?.string("address"))
 
             let text = try VigilProcess().run(["status", "--socket", socket], timeout: .seconds(10))
             #expect(text.exitCode == 0, "\(text.summary)")
@@ -70,7 +70,7 @@ extension Interop {
         @Test func aSecondDaemonLeavesTheFirstOnesSocketAlone() throws {
             let directory = try TemporaryDirectory()
             let socket = directory.path + "/status.sock"
-            let first = try BackgroundVigil(["demo", "--events-json", "--status-socket", socket, "--seconds", "30"], in: directory, name: "first")
+            let first = try BackgroundVigil(["demo", "--events-json", "--status-socket", socket, "--seconds", "30"])
             defer { first.stop() }
             _ = try Self.waitForHeartRate(socket: socket, daemon: first)
             let second = try VigilProcess().run(["demo", "--events-json", "--status-socket", socket, "--seconds", "2"], timeout: .seconds(20))
@@ -86,7 +86,7 @@ extension Interop {
         @Test func refusalsAreOneLineAndTheClientLimitHolds() throws {
             let directory = try TemporaryDirectory()
             let socket = directory.path + "/status.sock"
-            let daemon = try BackgroundVigil(["demo", "--events-json", "--status-socket", socket, "--seconds", "30"], in: directory)
+            let daemon = try BackgroundVigil(["demo", "--events-json", "--status-socket", socket, "--seconds", "30"])
             defer { daemon.stop() }
             _ = try Self.waitForHeartRate(socket: socket, daemon: daemon)
 
@@ -126,14 +126,13 @@ extension Interop {
                 .write(toFile: config, atomically: true, encoding: .utf8)
             let rigStart = rig.lineCount
             let daemon = try BackgroundVigil(["run"] + VigilProcess.hci(rig) + ["--config", config, "--state-dir", directory.path + "/state",
-                                                                                "--events-json", "--status-socket", socket, "--seconds", "14"],
-                                             in: directory)
+                                                                                "--events-json", "--status-socket", socket, "--seconds", "14"])
             defer { daemon.stop() }
             _ = try Self.waitForHeartRate(socket: socket, daemon: daemon, device: "heart-rate")
 
             let silent = try UnixTestSocket.connect(socket)
             defer { close(silent) }
-            let readingsBefore = daemon.events().filter { $0.string("event") == "reading" }.count
+            let readingsBefore = daemon.events.filter { $0.string("event") == "reading" }.count
             let connectedAt = Date()
             // Answered while the silent client hangs on: the loop is not waiting for it.
             let answered = try VigilProcess().run(["status", "--socket", socket, "--json"], timeout: .seconds(10))
@@ -141,14 +140,14 @@ extension Interop {
             let closedAfter = UnixTestSocket.secondsUntilClosed(silent, since: connectedAt, within: 6)
             let dropped = try #require(closedAfter, "the silent client was never dropped")
             #expect(dropped >= 1.5 && dropped <= 4, "dropped after \(dropped) s")
-            let readingsWhileSilent = daemon.events().filter { $0.string("event") == "reading" }.count - readingsBefore
+            let readingsWhileSilent = daemon.events.filter { $0.string("event") == "reading" }.count - readingsBefore
             // 5 Hz for about 2 s: readings kept coming while the client said nothing.
             #expect(readingsWhileSilent >= 5, "\(readingsWhileSilent) readings in the \(Date().timeIntervalSince(connectedAt)) s the silent client was connected")
 
-            #expect(daemon.wait(within: 30) == 0, "\(daemon.diagnostics)")
+            #expect(daemon.waitForExit(upTo: .seconds(30)).status == 0, "\(daemon.summary)")
             _ = try rig.waitFor(since: rigStart, timeout: .seconds(3)) { $0.string("event") == "disconnected" }
             let sent = try rig.records(since: rigStart).filter { $0.string("sent") == "hrm" }.compactMap { $0.int("bpm") }
-            let reported = daemon.events().filter { $0.string("event") == "reading" && $0.string("kind") == "heart-rate" }.compactMap { $0.int("bpm") }
+            let reported = daemon.events.filter { $0.string("event") == "reading" && $0.string("kind") == "heart-rate" }.compactMap { $0.int("bpm") }
             // One for one, in order; the last may still have been in flight at --seconds.
             #expect((0...1).contains(sent.count - reported.count), "rig sent \(sent.count), vigil reported \(reported.count)")
             #expect(Array(sent.prefix(reported.count)) == reported)
@@ -169,7 +168,7 @@ extension Interop {
                 }
                 Thread.sleep(forTimeInterval: 0.3)
             }
-            throw HarnessError.malformedOutput("no heart-rate reading in vigil status within 25 s; last: \(last)\n\(daemon.diagnostics)")
+            throw HarnessError.malformedOutput("no heart-rate reading in vigil status within 25 s; last: \(last)\n\(daemon.summary)")
         }
     }
 }
@@ -185,61 +184,6 @@ final class TemporaryDirectory {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-/// A `vigil` daemon run in the background with stdout (its `--events-json`) and stderr in files.
-final class BackgroundVigil {
-    let process = Process()
-    let stdoutPath: String
-    let stderrPath: String
-    private var status: Int32?
-
-    init(_ arguments: [String], in directory: TemporaryDirectory, name: String = "daemon") throws {
-        stdoutPath = directory.path + "/\(name).out"
-        stderrPath = directory.path + "/\(name).err"
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process.executableURL = try InteropEnvironment.vigilBinary()
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        try process.runWithCleanSignalMask()
-    }
-
-    deinit { stop() }
-
-    /// The events printed so far (a half-written last line is left for later).
-    func events() -> [JSONObject] {
-        let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { try? NDJSON.parseObject(String($0), line: 0) }
-    }
-
-    /// Waits for the daemon to end by itself (`--seconds`); nil if it did not within `seconds`.
-    func wait(within seconds: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if process.isRunning { return nil }
-        status = process.terminationStatus
-        return status
-    }
-
-    /// SIGTERM, then SIGKILL after 5 s; returns the exit status.
-    @discardableResult
-    func stop() -> Int32 {
-        if let status { return status }
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        if let code = wait(within: 5) { return code }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        status = process.terminationStatus
-        return process.terminationStatus
-    }
-
-    var diagnostics: String {
-        let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-        return "daemon stderr tail:\n\(err.suffix(2_000))"
-    }
 }
 
 /// Raw unix sockets on the test's side: a silent client, and a stale socket file.

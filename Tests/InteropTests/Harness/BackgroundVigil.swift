@@ -75,5 +75,12 @@ final class BackgroundVigil {
         return (process.terminationStatus, process.terminationReason == .uncaughtSignal, false)
     }
 
+    /// SIGTERM, then SIGKILL after 5 s: the exit status (for `defer { daemon.stop() }`).
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { send(SIGTERM) }
+        return waitForExit(upTo: .seconds(5)).status
+    }
+
     var summary: String { "stderr tail:\n\(stderrText.suffix(3_000))\nstdout tail:\n\(stdoutText.suffix(2_000))" }
 }
