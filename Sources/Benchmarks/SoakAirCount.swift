@@ -66,6 +66,17 @@ struct SoakAirCount {
         guard packet.count >= 3 else { return }
         let code = packet[1]
         guard code == HCI.Event.Code.leMeta || code == HCI.Event.Code.disconnectionComplete else { return }
+        // A single legacy advertising report (H4 indicator, event code, length, subevent 0x02,
+        // count 1, event type, address type, address at 7..<13, Vol 4 Part E §7.7.65.2):
+        // counted without decoding unless it is the thermometer's, as the crowd sends tens of
+        // them a second.
+        if code == HCI.Event.Code.leMeta, packet.count >= 13, packet[3] == HCI.LEMetaEvent.Subevent.advertisingReport, packet[4] == 1 {
+            advertisingReports += 1
+            var address: UInt64 = 0
+            for i in (7..<13).reversed() { address = address << 8 | UInt64(packet[i]) }
+            guard address == thermometer.value else { return }
+            advertisingReports -= 1  // counted again below, decoded
+        }
         let event: HCI.Event
         do { event = try HCI.Event(bytes: packet, range: 1..<packet.count) } catch {
             undecodableEvents += 1

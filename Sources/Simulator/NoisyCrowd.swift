@@ -30,6 +30,8 @@ public struct NoisyCrowd: Sendable {
     public private(set) var addresses: [DeviceAddress]
     /// Rotations so far, per member.
     public private(set) var generations: [UInt64]
+    /// The earliest rotation due, kept so that asking costs nothing: a runner asks every turn.
+    public private(set) var nextDeadline: MonotonicInstant?
 
     public init(count: Int = 40, seed: UInt64 = 0x5EED_C20D, rotationInterval: Duration = .seconds(15 * 60)) {
         self.seed = seed
@@ -37,7 +39,9 @@ public struct NoisyCrowd: Sendable {
         self.rotationInterval = rotationInterval
         generations = Array(repeating: 0, count: self.count)
         addresses = []
+        nextDeadline = nil
         addresses = (0..<self.count).map { address(member: $0, generation: 0) }
+        nextDeadline = earliestRotation()
     }
 
     public static func behaviour(of member: Int) -> Behaviour {
@@ -71,20 +75,21 @@ public struct NoisyCrowd: Sendable {
         return .zero + stagger + rotationInterval * Int(clamping: generations[member] + 1)
     }
 
-    public var nextDeadline: MonotonicInstant? {
+    private func earliestRotation() -> MonotonicInstant? {
         guard rotationInterval > .zero else { return nil }
         return earliest((0..<count).map { nextRotation(of: $0) })
     }
 
     /// Gives every member whose rotation is due a new address on the radio. A member that is
     /// connected (nothing should connect to a stranger, but a host might) keeps its address
-    /// until the link is gone, as a real device does.
+    /// for another interval: a device does not change its address under a link.
     public mutating func rotate(_ radio: inout SimulatedRadio, at now: MonotonicInstant) {
-        guard rotationInterval > .zero else { return }
+        guard let due = nextDeadline, due <= now else { return }
+        defer { nextDeadline = earliestRotation() }
         for member in 0..<count {
             while nextRotation(of: member) <= now {
-                guard radio[addresses[member].address]?.isConnected != true else { break }
                 generations[member] += 1
+                guard radio[addresses[member].address]?.isConnected != true else { continue }
                 let next = address(member: member, generation: generations[member])
                 radio[addresses[member].address]?.address = next
                 addresses[member] = next

@@ -32,8 +32,11 @@ public struct RangeOutage: Sendable {
     /// brings it back once, when the stretch it was sent away for is over.
     public mutating func apply(to controller: inout SimulatedController, at now: MonotonicInstant) {
         lastApplied = max(lastApplied, now)
+        let outOfRange = isOutOfRange(at: now)
+        // Called every turn: touch the radio only inside a stretch or at the end of one.
+        guard outOfRange || isHolding else { return }
         guard let peripheral = controller.radio[address] else { return }
-        if isOutOfRange(at: now) {
+        if outOfRange {
             if peripheral.isInRange { controller.vanish(address, at: now) }
             isHolding = true
         } else if isHolding {
