@@ -17,7 +17,10 @@ import Simulator
 ///   00:55-01:40  the fridge at 9.5 °C (45 min above 8 °C): the fridge alarm after 30 min
 ///   00:50-02:05  glucose falls 110 -> 45 mg/dL, holds below 55 from 01:15 to 01:40 (~30 min),
 ///                and recovers: urgent low (with low and urgent-low-soon on the way down)
-///   12:00-14:30  glucose rises to 285; above 250 from 12:50 to 13:50 (an hour): high
+///   12:00-15:30  glucose rises to 285; above 250 from 12:50 to 13:55 (about an hour): high,
+///                cleared at 14:05 (240 mg/dL, 5 below the threshold). The way down is
+///                1.3 mg/dL/min: a first 24-hour run fell at 3.25 and, rightly, raised urgent
+///                low soon at 130 mg/dL, predicting 55 within 20 minutes.
 /// In between, glucose moves gently between 100 and 175 mg/dL, never near a threshold.
 enum SoakSchedule {
     static func minutes(_ m: Int64) -> Duration { .seconds(m * 60) }
@@ -33,7 +36,7 @@ enum SoakSchedule {
     private static let glucoseKnots: [(minute: Int64, milligramsPerDeciliter: Double)] = [
         (0, 110), (50, 110), (75, 45), (100, 45), (125, 110),
         (7 * 60, 100), (8 * 60 + 30, 170), (11 * 60, 120), (12 * 60, 120),
-        (12 * 60 + 50, 260), (13 * 60 + 20, 285), (13 * 60 + 50, 260), (14 * 60 + 30, 130),
+        (12 * 60 + 50, 260), (13 * 60 + 20, 285), (13 * 60 + 50, 260), (15 * 60 + 30, 130),
         (18 * 60, 110), (19 * 60 + 30, 175), (22 * 60, 120), (24 * 60, 110),
     ]
     static let glucose = GlucoseScript(glucoseKnots.map { GlucoseScript.Knot(at: minutes($0.minute), milligramsPerDeciliter: $0.milligramsPerDeciliter) })
