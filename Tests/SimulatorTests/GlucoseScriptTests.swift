@@ -13,15 +13,18 @@ struct GlucoseScriptTests {
         .init(at: minutes(100), milligramsPerDeciliter: 45),
     ])
 
-    @Test(arguments: [
-        (Int64(-120), 110.0),  // before the first knot: flat at its value
+    /// (minute, mg/dL) on the night script.
+    static let expectations: [(minute: Int64, milligramsPerDeciliter: Double)] = [
+        (-120, 110),           // before the first knot: flat at its value
         (0, 110), (50, 110),
         (60, 84),              // 110 - 65 × 10/25
         (75, 45), (90, 45), (100, 45),
         (500, 45),             // after the last knot: flat at its value
-    ])
-    func straightLinesBetweenKnots(minute: Int64, expected: Double) {
-        #expect(abs(Self.night.milligramsPerDeciliter(at: Self.minutes(minute)) - expected) < 1e-9)
+    ]
+
+    @Test(arguments: expectations)
+    func straightLinesBetweenKnots(expectation: (minute: Int64, milligramsPerDeciliter: Double)) {
+        #expect(abs(Self.night.milligramsPerDeciliter(at: Self.minutes(expectation.minute)) - expectation.milligramsPerDeciliter) < 1e-9)
     }
 
     @Test func knotsAreSortedAndAnEmptyScriptIsFlat() {
