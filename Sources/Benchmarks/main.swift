@@ -13,18 +13,20 @@ import Platform
 //   vigil-bench resident [--resident-notifications N] [--vigil PATH]
 //   vigil-bench alarm-latency [--crossings N]
 //   vigil-bench history [--glucose-rows N] [--heart-rate-rows N] [--batch N]
+//   vigil-bench soak [--hours N] [--json]   (not part of the all-benchmarks run: scripts/bench/run.sh adds it)
 //   common: --repo DIR (where scripts/ and Tests/Rigs/ are; default: the current directory)
 // Exit status 1 if any checked figure fails, 2 for a usage error. Skipped figures (a missing
 // tool or binary) are reported as skipped, never as passes.
 
 let usage = """
-    usage: vigil-bench [adverts|memory|idle|resident|alarm-latency|history] [options]
+    usage: vigil-bench [adverts|memory|idle|resident|alarm-latency|history|soak] [options]
       adverts  --count N (1000000)  --file PATH (where the capture is written)  --bumble-limit N (100000)
       memory   --notifications N (100000)  --advertisers N (20)  --interval-ms N (1000)
       idle     --seconds N (30)  --warm-up N (5)  --vigil PATH (.build/release/vigil)
       resident --resident-notifications N (100000)  --vigil PATH
       alarm-latency  --crossings N (1000)
       history  --glucose-rows N (105120)  --heart-rate-rows N (604800)  --batch N (1000)
+      soak     --hours N (24)  --json  --advertisers N (40)
       any      --repo DIR (.)
     """
 
@@ -50,6 +52,24 @@ func text(_ option: String, _ value: String?) -> String {
 func intValue(_ option: String, _ value: String?) -> Int {
     guard let value, let n = Int(value.filter { $0 != "_" && $0 != "," }), n > 0 else { fail("\(option) needs a positive whole number") }
     return n
+}
+
+// `soak` (issue 7): its own options and report (a table or one JSON document), exit 1 on FAIL.
+if arguments.contains("soak") {
+    var soak = SoakBenchmark.Options()
+    var i = 0
+    while i < arguments.count {
+        let value = i + 1 < arguments.count ? arguments[i + 1] : nil
+        switch arguments[i] {
+        case "soak": i += 1
+        case "--hours": soak.hours = intValue("--hours", value); i += 2
+        case "--advertisers": soak.crowd = intValue("--advertisers", value); i += 2
+        case "--json": soak.json = true; i += 1
+        case "--repo", "--vigil": i += 2  // scripts/bench/run.sh passes them to every benchmark
+        default: fail("unknown soak argument \(arguments[i])")
+        }
+    }
+    exit(SoakBenchmark.run(soak) ? 0 : 1)
 }
 
 /// Set by the parent when it runs a benchmark as a child: where to write the figures.

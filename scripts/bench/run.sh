@@ -6,10 +6,19 @@
 #   scripts/bench/run.sh alarm-latency --crossings 2000
 #   scripts/bench/run.sh adverts --count 100000
 #   scripts/bench/run.sh resident               vigil run over 100,000 notifications
-# Exit status: vigil-bench's (1 if any figure fails).
+#   scripts/bench/run.sh soak --hours 24        the 24-hour soak alone (issue 7)
+# With no arguments, every benchmark and then the 24-hour soak (it has its own report).
+# Exit status: 1 if any figure or the soak fails.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 echo "== build (scripts/release --bench)"
 scripts/release --bench
-exec out/vigil-bench --repo "$PWD" --vigil "$PWD/out/vigil" "$@"
+if (($# > 0)); then
+    exec out/vigil-bench --repo "$PWD" --vigil "$PWD/out/vigil" "$@"
+fi
+status=0
+out/vigil-bench --repo "$PWD" --vigil "$PWD/out/vigil" || status=$?
+echo
+out/vigil-bench soak --hours 24 || status=$?
+exit "$status"

@@ -1,0 +1,99 @@
+import Alarms
+import App
+import Bluetooth
+import Clocks
+import Readings
+import Simulator
+import Transmitters
+
+/// The soak's appliance, configured as `vigil run` configures it from a file: the TOML below is
+/// parsed by `VigilConfiguration`, and each `[[device]]` becomes a driver or broadcast decoder
+/// and an alarm device exactly as `RunCommand.devices(of:file:)` does (that function lives in
+/// the `vigil` executable, which a benchmark cannot import, so its dozen lines are mirrored
+/// here: alarm keys to the engine, the rest to the driver; broadcast types to
+/// `BroadcastRegistry`, the others to `TransmitterRegistry`).
+enum SoakConfiguration {
+    static let dexcom = DeviceID("dexcom")
+    static let heartRate = DeviceID("strap")
+    static let fridge = DeviceID("fridge")
+    static let transmitterID = "8G1234"
+
+    /// `battery-low-percent = 0` on the strap: the simulated strap drains 1 % every 10 minutes
+    /// and would (rightly) raise battery low after 13 h 20 min, which is not what this run is about.
+    /// `watch = true` on the strap makes its silence a signal-loss alarm.
+    static let text = """
+        [bluetooth]
+        hci = "hci0"
+        scan = "passive"
+
+        [[device]]
+        type = "dexcom"
+        label = "\(dexcom.rawValue)"
+        transmitter-id = "\(transmitterID)"
+
+        [[device]]
+        type = "heart-rate"
+        label = "\(heartRate.rawValue)"
+        name = "Vigil Sim HRM"
+        watch = true
+        battery-low-percent = 0
+
+        [[device]]
+        type = "bthome"
+        label = "\(fridge.rawValue)"
+        address = "\(SimulatedThermometer.defaultAddress.address)"
+        temperature-high = 8.0
+
+        [alarms]
+        signal-loss-minutes = 20
+
+        [face]
+        board = "pi-zero-2w"
+        buzzer = "active"
+        """
+
+    enum Problem: Error, CustomStringConvertible {
+        case configuration(String)
+        var description: String {
+            switch self {
+            case let .configuration(text): "the soak configuration is rejected: \(text)"
+            }
+        }
+    }
+
+    struct Built {
+        var configuration: VigilConfiguration
+        var devices: [Appliance.Device]
+        var alarmDevices: [TransmitterConfiguration]
+    }
+
+    static func build() throws(Problem) -> Built {
+        let configuration: VigilConfiguration
+        do throws(ConfigurationErrors) {
+            configuration = try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterRegistry.builtIn.names + BroadcastRegistry.builtIn.names)
+        } catch {
+            throw .configuration(error.errors.map { "\($0)" }.joined(separator: "; "))
+        }
+        var devices: [Appliance.Device] = []
+        var alarmDevices: [TransmitterConfiguration] = []
+        for device in configuration.devices {
+            let options = device.options.mapValues(\.plainText)
+            let driverOptions = DeviceAlarmOptions.driverOptions(type: device.type, options: options)
+            let transmitter = TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: driverOptions)
+            alarmDevices.append(TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options))
+            do {
+                _ = try DeviceAlarmOptions(type: device.type, options: options)
+                if BroadcastRegistry.builtIn.type(named: device.type) != nil {
+                    let decoder = try BroadcastRegistry.builtIn.makeDecoder(transmitter)
+                    devices.append(Appliance.Device(decoder: decoder, address: device.address, namePrefix: device.namePrefix))
+                } else {
+                    let driver = try TransmitterRegistry.builtIn.makeDriver(transmitter)
+                    devices.append(Appliance.Device(driver: driver, pair: device.pair, address: device.address, namePrefix: device.namePrefix))
+                }
+            } catch {
+                throw .configuration("[[device]] \(device.displayName): \(error)")
+            }
+        }
+        return Built(configuration: configuration, devices: devices, alarmDevices: alarmDevices)
+    }
+}
