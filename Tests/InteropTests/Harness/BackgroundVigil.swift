@@ -38,11 +38,12 @@ final class BackgroundVigil {
     var stdoutText: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
     var stderrText: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
-    /// Complete stdout lines parsed as JSON objects; a line still being written is left out.
+    /// Complete stdout lines parsed as JSON objects; a line still being written is left out,
+    /// and so is any line that is not JSON (`vigil demo` prints its console face there too).
     var events: [JSONObject] {
         let text = stdoutText
         let complete = text.hasSuffix("\n") ? text : String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)])
-        return (try? NDJSON.parse(complete)) ?? []
+        return complete.split(separator: "\n").compactMap { try? NDJSON.parseObject(String($0), line: 0) }
     }
 
     /// Polls (every 20 ms) until `condition` holds; false at the limit or when vigil exited first.
