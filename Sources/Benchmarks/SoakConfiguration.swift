@@ -8,10 +8,8 @@ import Transmitters
 
 /// The soak's appliance, configured as `vigil run` configures it from a file: the TOML below is
 /// parsed by `VigilConfiguration`, and each `[[device]]` becomes a driver or broadcast decoder
-/// and an alarm device exactly as `RunCommand.devices(of:file:)` does (that function lives in
-/// the `vigil` executable, which a benchmark cannot import, so its dozen lines are mirrored
-/// here: alarm keys to the engine, the rest to the driver; broadcast types to
-/// `BroadcastRegistry`, the others to `TransmitterRegistry`).
+/// and an alarm device through `VigilConfiguration.applianceDevices()`, the function
+/// `vigil run` uses.
 enum SoakConfiguration {
     static let dexcom = DeviceID("dexcom")
     static let heartRate = DeviceID("strap")
@@ -74,25 +72,12 @@ enum SoakConfiguration {
         } catch {
             throw .configuration(error.errors.map { "\($0)" }.joined(separator: "; "))
         }
-        var devices: [Appliance.Device] = []
-        var alarmDevices: [TransmitterConfiguration] = []
-        for device in configuration.devices {
-            let options = device.options.mapValues(\.plainText)
-            let driverOptions = DeviceAlarmOptions.driverOptions(type: device.type, options: options)
-            let transmitter = TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: driverOptions)
-            alarmDevices.append(TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options))
-            do {
-                _ = try DeviceAlarmOptions(type: device.type, options: options)
-                if BroadcastRegistry.builtIn.type(named: device.type) != nil {
-                    let decoder = try BroadcastRegistry.builtIn.makeDecoder(transmitter)
-                    devices.append(Appliance.Device(decoder: decoder, address: device.address, namePrefix: device.namePrefix))
-                } else {
-                    let driver = try TransmitterRegistry.builtIn.makeDriver(transmitter)
-                    devices.append(Appliance.Device(driver: driver, pair: device.pair, address: device.address, namePrefix: device.namePrefix))
-                }
-            } catch {
-                throw .configuration("[[device]] \(device.displayName): \(error)")
-            }
+        let devices: [Appliance.Device]
+        let alarmDevices: [TransmitterConfiguration]
+        do throws(VigilConfiguration.DeviceProblem) {
+            (devices, alarmDevices) = try configuration.applianceDevices()
+        } catch {
+            throw .configuration("[[device]] \(error.device.displayName): \(error)")
         }
         return Built(configuration: configuration, devices: devices, alarmDevices: alarmDevices)
     }

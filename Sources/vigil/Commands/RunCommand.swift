@@ -107,33 +107,16 @@ struct RunCommand: ParsableCommand {
         if code != 0 { throw ExitCode(code) }
     }
 
-    /// Every `[[device]]` as the appliance runs it, and as the alarm engine sees it: alarm
-    /// options (heart-rate-high, temperature-low, ...) go to the engine, the driver sees only
-    /// its own and still rejects what nobody knows. A problem is written with its line and is
+    /// Every `[[device]]` as the appliance runs it and as the alarm engine sees it
+    /// (`VigilConfiguration.applianceDevices`). A problem is written with its line and is
     /// exit 78, as for the file's own errors.
     static func devices(of configuration: VigilConfiguration, file: String) throws -> (devices: [Appliance.Device], alarms: [TransmitterConfiguration]) {
-        var devices: [Appliance.Device] = []
-        var alarmDevices: [TransmitterConfiguration] = []
-        for device in configuration.devices {
-            let options = device.options.mapValues(\.plainText)
-            let driverOptions = DeviceAlarmOptions.driverOptions(type: device.type, options: options)
-            let transmitter = TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: driverOptions)
-            alarmDevices.append(TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options))
-            do {
-                _ = try DeviceAlarmOptions(type: device.type, options: options)
-                if BroadcastRegistry.builtIn.type(named: device.type) != nil {
-                    let decoder = try BroadcastRegistry.builtIn.makeDecoder(transmitter)
-                    devices.append(Appliance.Device(decoder: decoder, address: device.address, namePrefix: device.namePrefix))
-                } else {
-                    let driver = try TransmitterRegistry.builtIn.makeDriver(transmitter)
-                    devices.append(Appliance.Device(driver: driver, pair: device.pair, address: device.address, namePrefix: device.namePrefix))
-                }
-            } catch {
-                StandardError.write("\(file):\(device.position.line): \(error)")
-                throw ExitCode(ConfigurationFault.exitCode)
-            }
+        do {
+            return try configuration.applianceDevices()
+        } catch {
+            StandardError.write("\(file):\(error.device.position.line): \(error)")
+            throw ExitCode(ConfigurationFault.exitCode)
         }
-        return (devices, alarmDevices)
     }
 
     /// The history in the state directory. A corrupt file is moved aside and a fresh one

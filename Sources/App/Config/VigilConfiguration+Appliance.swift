@@ -1,0 +1,39 @@
+import Transmitters
+
+extension VigilConfiguration {
+    /// A `[[device]]` whose options its type refused, with the entry (and so its line).
+    public struct DeviceProblem: Error, CustomStringConvertible {
+        public let device: Device
+        public let error: TransmitterConfigurationError
+        public var description: String { "\(error)" }
+    }
+
+    /// Every `[[device]]` as the appliance runs it, and as the alarm engine sees it: alarm
+    /// options (heart-rate-high, temperature-low, ...) go to the engine, the driver sees only
+    /// its own and still rejects what nobody knows; broadcast types become decoders, the
+    /// others drivers. `vigil run`, `vigil config check` and the soak benchmark all build the
+    /// appliance through this one function.
+    public func applianceDevices() throws(DeviceProblem) -> (devices: [Appliance.Device], alarms: [TransmitterConfiguration]) {
+        var appliance: [Appliance.Device] = []
+        var alarmDevices: [TransmitterConfiguration] = []
+        for device in devices {
+            let options = device.options.mapValues(\.plainText)
+            let driverOptions = DeviceAlarmOptions.driverOptions(type: device.type, options: options)
+            let transmitter = TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: driverOptions)
+            alarmDevices.append(TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options))
+            do throws(TransmitterConfigurationError) {
+                _ = try DeviceAlarmOptions(type: device.type, options: options)
+                if BroadcastRegistry.builtIn.type(named: device.type) != nil {
+                    let decoder = try BroadcastRegistry.builtIn.makeDecoder(transmitter)
+                    appliance.append(Appliance.Device(decoder: decoder, address: device.address, namePrefix: device.namePrefix))
+                } else {
+                    let driver = try TransmitterRegistry.builtIn.makeDriver(transmitter)
+                    appliance.append(Appliance.Device(driver: driver, pair: device.pair, address: device.address, namePrefix: device.namePrefix))
+                }
+            } catch {
+                throw DeviceProblem(device: device, error: error)
+            }
+        }
+        return (appliance, alarmDevices)
+    }
+}
