@@ -2,8 +2,8 @@ import FuzzTargets
 
 // vigil-fuzz: the libFuzzer driver for every FuzzTarget (issue 7).
 //
-// Built by scripts/fuzz with `-sanitize=fuzzer,address -DFUZZING`: libFuzzer supplies `main`,
-// and this file exports its two hooks. The target comes from `--target=NAME` (libFuzzer ignores
+// Built by scripts/fuzz with `-sanitize=fuzzer,address -DFUZZING`: this file exports
+// libFuzzer's two hooks and hands `main` to libFuzzer's driver. The target comes from `--target=NAME` (libFuzzer ignores
 // flags that start with `--`) or VIGIL_FUZZ_TARGET.
 //
 // A plain build (`swift build`) gets a small `main` instead, so the product always links:
@@ -46,6 +46,24 @@ public func fuzzerInitialize(_ argc: UnsafeMutablePointer<Int32>, _ argv: Unsafe
 public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     selected?.run(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
     return 0
+}
+
+/// libFuzzer's driver (compiler-rt FuzzerInterface.h), which runs `LLVMFuzzerInitialize` and
+/// then the loop. Declared by symbol name: the pointer and Int32 arguments pass in the same
+/// registers under the Swift and C conventions.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+                     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+
+/// SwiftPM links every executable with its own entry point renamed to `main`, so libFuzzer's
+/// `main` cannot be used; this one hands the arguments to libFuzzer's driver instead.
+@main
+struct VigilFuzz {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(runFuzzerDriver(&argc, &argv) { data, size in fuzzerTestOneInput(data, size) })
+    }
 }
 
 #else
