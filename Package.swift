@@ -73,6 +73,13 @@ let package = Package(
             dependencies: ["Wire", "Bluetooth", "HCI", "Host", "App", "Platform", "Clocks", "Simulator", "Alarms", "Transmitters", "Readings", "History"],
             path: "Sources/Benchmarks",
             swiftSettings: strict),
+        // libFuzzer entry points for every parser (issue 7); scripts/fuzz builds them with
+        // -sanitize=fuzzer,address -DFUZZING, a plain build gets a corpus-replaying main.
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Host", "Transmitters", "Readings", "Clocks", "App", "Simulator"],
+            swiftSettings: strict),
+        .executableTarget(name: "vigil-fuzz", dependencies: ["FuzzTargets"], path: "Sources/Fuzz", swiftSettings: strict),
 
         .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: strict),
         .testTarget(name: "ClocksTests", dependencies: ["Clocks"], swiftSettings: strict),
@@ -87,6 +94,7 @@ let package = Package(
         .testTarget(name: "AppTests", dependencies: ["App", "Alarms", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "Clocks"], swiftSettings: strict),
         .testTarget(name: "HistoryTests", dependencies: ["History", "Readings", "Alarms", "Clocks", "Platform", "App"], swiftSettings: strict),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
         .testTarget(name: "InteropTests", dependencies: ["Platform", "HCI", "Wire", "History", "Readings", "Clocks"], swiftSettings: strict),
     ]
 )

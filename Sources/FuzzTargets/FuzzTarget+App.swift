@@ -1,0 +1,77 @@
+import App
+import Clocks
+import Readings
+import Transmitters
+
+// Targets for the text the appliance reads: its configuration file and the serial export line.
+
+extension FuzzTarget {
+    /// The configuration file (`/etc/vigil/vigil.toml`; the TOML 1.0 subset TOMLParser
+    /// documents) parsed as `vigil run` and `vigil config check` parse it, plus the board
+    /// profile, which is TOML too.
+    static let config = FuzzTarget(name: "config", summary: "TOML.parse, VigilConfiguration(parsing:knownDeviceTypes:), BoardProfile(parsing:)") { buffer in
+        let text = Array(buffer).lossyText
+        _ = try? TOML.parse(text)
+        _ = try? VigilConfiguration(parsing: text, knownDeviceTypes: knownDeviceTypes)
+        _ = try? BoardProfile(parsing: text)
+    }
+
+    static let knownDeviceTypes = TransmitterRegistry.builtIn.names + BroadcastRegistry.builtIn.names
+
+    /// The serial export protocol (SerialExportSession's doc comment): command lines as the
+    /// appliance parses them, the session answering them from a small history, and the
+    /// client's response parser reading both the raw input and the session's answers.
+    ///
+    /// Oracle: a session's answers end (a bounded number of `nextOutput` calls per command).
+    static let serialCommand = FuzzTarget(name: "serial-command", summary: "SerialCommand(parsing:), SerialExportSession over a small history, SerialResponseParser") { buffer in
+        let bytes = Array(buffer)
+        for line in bytes.split(whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
+            _ = try? SerialCommand(parsing: Array(line).lossyText, utcOffset: .seconds(3600))
+        }
+        var session = SerialExportSession(configuration: .init(maximumLineLength: 64, utcOffset: .seconds(3600), pageSize: 3))
+        var source = FuzzHistory()
+        var client = SerialResponseParser()
+        var offset = 0
+        var calls = 0
+        // The bytes arrive in tty-sized pieces; the answers are written as they are ready.
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + 1 + Int(bytes[offset] % 32))
+            session.receive(Array(bytes[offset..<end]), wallNow: FuzzHistory.end)
+            offset = end
+            while session.hasOutput {
+                calls += 1
+                fuzzCheck(calls < 100_000, "serial export session never finishes answering")
+                _ = client.receive(session.nextOutput(from: &source))
+            }
+        }
+        var raw = SerialResponseParser()
+        _ = raw.receive(bytes)
+    }
+}
+
+/// Twelve readings, two devices, one every five minutes: enough for exports to page and for a
+/// report to have something to chart.
+struct FuzzHistory: SerialExportSource {
+    static let start = WallClockTime(microsecondsSinceEpoch: 1_795_000_000_000_000)
+    static let end = start + .seconds(3600)
+
+    static let readings: [RecordedReading] = (0..<12).map { i in
+        let time = start + .seconds(300 * Int64(i))
+        return i % 3 == 2
+            ? RecordedReading(device: DeviceID("strap"), value: .heartRate(BeatsPerMinute(UInt16(60 + i)), contact: .detected), wallTime: time)
+            : RecordedReading(device: DeviceID("g6"), value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(90 + 7 * i)), trend: .flat), wallTime: time)
+    }
+
+    mutating func page(matching filter: ExportFilter, after cursor: ReadingCursor?, limit: Int) throws -> ReadingPage {
+        let first = cursor.map { Int($0.rawValue) + 1 } ?? 0
+        var out: [RecordedReading] = []
+        var index = first
+        while index < Self.readings.count, out.count < limit {
+            if filter.includes(Self.readings[index]) { out.append(Self.readings[index]) }
+            index += 1
+        }
+        return ReadingPage(readings: out, next: index < Self.readings.count ? ReadingCursor(Int64(index - 1)) : nil)
+    }
+
+    mutating func statusLines() throws -> [String] { ["readings \(Self.readings.count)", ".dot-stuffed line"] }
+}
