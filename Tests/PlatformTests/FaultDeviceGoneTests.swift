@@ -24,7 +24,12 @@ import Testing
         let tap = try Tap(name: name)
         let index = try tap.bringUp()
         let transport = try FileDescriptorTransport(adopting: try Self.packetSocket(boundTo: index), kind: .packetSocket, name: name)
-        tap.remove()  // the last descriptor closes: the kernel unregisters the interface
+        tap.remove()
+        // The kernel unregisters the interface when the last reference to its /dev/net/tun
+        // file goes, which is not always this close: a test running beside this one that
+        // spawns a process lends its child a copy of every descriptor until that child execs
+        // (CI saw the read answer EAGAIN and the write EINVAL, the device still there).
+        #expect(Tap.waitUntilGone(name, within: 5.0), "\(name) still exists 5 s after its tap closed")
 
         var buffer: [UInt8] = []
         do {
@@ -99,6 +104,15 @@ import Testing
                 throw PlatformError.system("ioctl(SIOCGIFINDEX \(name))", errno: errno)
             }
             return Int32(bitPattern: UInt32(request[16]) | UInt32(request[17]) << 8 | UInt32(request[18]) << 16 | UInt32(request[19]) << 24)
+        }
+
+        /// Polls the interface table until `name` is no longer in it; false after `seconds`.
+        static func waitUntilGone(_ name: String, within seconds: Double) -> Bool {
+            for _ in 0..<Int(seconds * 100) {
+                if if_nametoindex(name) == 0 { return true }
+                usleep(10_000)
+            }
+            return if_nametoindex(name) == 0
         }
 
         func remove() {
