@@ -38,6 +38,13 @@ struct ApplianceSession: HostSession {
     var history: HistoryStore?
     /// The history was corrupt at start and was moved aside (the storage fault stays raised).
     var historyWasCorrupt = false
+    /// A history that could not be opened, tried again with backoff; what arrives waits here.
+    var historyReopening: HistoryReopening?
+    /// Clock steps that set the clock while the history was not open: applied once it is.
+    var clockStepsWhileClosed: [ClockJump] = []
+    /// Starts the serial export once there is a history to export (`[export] serial` with a
+    /// history that opened late).
+    var serialExportAwaitingHistory: ((HistoryStore) -> SerialExportServer)?
     /// The serial export protocol on a tty (`[export] serial`); nil when not configured.
     var serialExport: SerialExportServer?
     /// `vigil status` answered on a unix socket (issue 6); nil when off (`[status] socket = ""`).
@@ -136,18 +143,18 @@ struct ApplianceSession: HostSession {
             if serialExport.wantsToWrite, let fd = serialExport.descriptors.first { serialExport.writable(fd, at: now) }
         }
         statusServer?.endOfTurn(at: now)
-        guard let history else { return }
+        guard history != nil || historyReopening != nil else { return }
         let wallNow = SystemClock.wallNow()
         if let step = clockWatch.observe(monotonic: now, wall: wallNow) {
             logger.log(.notice, "the wall clock stepped by \(step.to - step.from)")
             if step.setsTheClock {
-                do {
-                    let moved = try history.redate(ClockJump(monotonic: step.monotonic, from: step.from, to: step.to))
-                    logger.log(.notice, "history: \(moved) rows dated before the clock was set were re-dated")
-                } catch {
-                    logger.log(.error, "history: re-dating after the clock was set failed: \(error)")
-                }
+                let jump = ClockJump(monotonic: step.monotonic, from: step.from, to: step.to)
+                if let history { redate(history, jump) } else { clockStepsWhileClosed.append(jump) }
             }
+        }
+        guard let history else {
+            reopenHistoryIfDue(at: now)
+            return
         }
         if history.pendingCount > 0 {
             switch history.commit() {
@@ -208,14 +215,12 @@ struct ApplianceSession: HostSession {
         let now = SystemClock.monotonicNow()
         let wallNow = SystemClock.wallNow()
         var events = appliance.takeEvents()
-        if let history {
-            for event in events { history.append(event.recordedReadings(monotonicNow: now, wallNow: wallNow), receivedAt: now) }
-        }
+        for event in events { record(.readings(event.recordedReadings(monotonicNow: now, wallNow: wallNow), receivedAt: now)) }
         if face != nil {
             let faceNow = at(now)
             for event in events { face?.observe(event, monotonicNow: faceNow, wallNow: wallNow) }
             let alarmEvents = face?.takeAlarmEvents() ?? []
-            history?.append(alarmEvents, monotonicNow: now, wallNow: wallNow)
+            record(.alarms(alarmEvents, monotonicNow: now, wallNow: wallNow))
             events += alarmEvents.map(ApplianceEvent.alarm)
         }
         for event in events {
@@ -252,7 +257,7 @@ struct ApplianceSession: HostSession {
                 stored(state?.saveAlarmState(face.alarms.engine.state, at: now), at: now)
                 // A storage fault raised or cleared just now is an event of its own.
                 let storageEvents = self.face?.takeAlarmEvents() ?? []
-                history?.append(storageEvents, monotonicNow: now, wallNow: wallNow)
+                record(.alarms(storageEvents, monotonicNow: now, wallNow: wallNow))
                 for event in storageEvents { announce(.alarm(event), now: now, wallNow: wallNow) }
             }
             flushFace(now: now)
@@ -263,7 +268,7 @@ struct ApplianceSession: HostSession {
     /// Whether a write to the state directory worked feeds the storage fault (nil: nothing written).
     mutating func storageFailed(at now: MonotonicInstant) { stored(false, at: now) }
 
-    private mutating func stored(_ succeeded: Bool?, at now: MonotonicInstant) {
+    mutating func stored(_ succeeded: Bool?, at now: MonotonicInstant) {
         guard let succeeded, face != nil else { return }
         // A history found corrupt at start keeps its fault until a person acknowledges it:
         // the next good write must not hide that months of readings were moved aside.

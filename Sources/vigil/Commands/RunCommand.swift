@@ -86,14 +86,22 @@ struct RunCommand: ParsableCommand {
         session.device = FaceDevices.open(faceSetup, logger: logger)
         session.face = ApplianceFace(alarms: alarms, drive: faceSetup.sequencerDrive, actions: faceSetup.buttonActions, at: now,
                                      buttonPressedAtBoot: session.device?.isButtonPressedAtBoot ?? false)
-        openHistory(into: &session, stateDirectory: state.path, logger: logger, at: now)
+        session.openHistory(path: state.path + "/history.sqlite", at: now)
         session.utcOffset = configuration.alarms.utcOffset
         session.usbMountPoint = configuration.export.usbMountPoint
-        if let port = configuration.export.serialPort, let history = session.history {
-            let server = SerialExportServer(path: port, baud: configuration.export.serialBaud, history: history,
-                                            configuration: .init(utcOffset: configuration.alarms.utcOffset), logger: logger)
-            server.open(at: now)
-            session.serialExport = server
+        if let port = configuration.export.serialPort {
+            let baud = configuration.export.serialBaud, exportConfiguration = SerialExportSession.Configuration(utcOffset: configuration.alarms.utcOffset)
+            let start = { (history: HistoryStore) in
+                SerialExportServer(path: port, baud: baud, history: history, configuration: exportConfiguration, logger: logger)
+            }
+            if let history = session.history {
+                let server = start(history)
+                server.open(at: now)
+                session.serialExport = server
+            } else {
+                logger.log(.warning, "serial export: \(port) waits for the history to open")
+                session.serialExportAwaitingHistory = start
+            }
         }
         if let path = statusSocket.map({ $0.isEmpty ? nil : $0 }) ?? configuration.status.socketPath {
             let board = StatusBoard(version: VigilVersion.string, startedAt: now,
@@ -116,30 +124,6 @@ struct RunCommand: ParsableCommand {
         } catch {
             StandardError.write("\(file):\(error.device.position.line): \(error)")
             throw ExitCode(ConfigurationFault.exitCode)
-        }
-    }
-
-    /// The history in the state directory. A corrupt file is moved aside and a fresh one
-    /// started; either that or a history that cannot be opened at all sounds the storage fault
-    /// (the appliance keeps running: alarms matter more than records).
-    private func openHistory(into session: inout ApplianceSession, stateDirectory: String, logger: Logger, at now: MonotonicInstant) {
-        let path = stateDirectory + "/history.sqlite"
-        do {
-            let history = try HistoryStore.open(path: path)
-            switch history.outcome {
-            case let .recreatedAfterCorruption(movedTo, reason):
-                logger.log(.error, "history: \(path) was corrupt (\(reason)); moved to \(movedTo), a fresh history is started")
-                session.historyWasCorrupt = true
-                session.storageFailed(at: now)
-            case .created:
-                logger.log(.notice, "history: created \(path)")
-            case let .opened(version):
-                logger.log(.info, "history: \(path) (schema \(version))")
-            }
-            session.history = history
-        } catch {
-            logger.log(.error, "history: cannot open \(path): \(error); readings are not being kept")
-            session.storageFailed(at: now)
         }
     }
 

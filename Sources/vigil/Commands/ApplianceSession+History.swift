@@ -1,0 +1,91 @@
+import Clocks
+import History
+import Platform
+
+/// Opening the rolling history, at start and again while it cannot be opened.
+extension ApplianceSession {
+    /// The history at `path`. A corrupt file is moved aside and a fresh one started; either that
+    /// or a history that cannot be opened at all sounds the storage fault, and the latter is
+    /// tried again (`HistoryReopening`) while the appliance keeps running: alarms matter more
+    /// than records, and records matter enough not to give up on them.
+    mutating func openHistory(path: String, at now: MonotonicInstant) {
+        do {
+            adopt(try HistoryStore.open(path: path), at: now)
+        } catch {
+            logger.log(.error, "history: cannot open \(path): \(error); readings wait in memory and it is tried again in \(HistoryReopening.firstDelay)")
+            historyReopening = HistoryReopening(path: path, failedAt: now)
+            storageFailed(at: now)
+        }
+    }
+
+    /// Appended to the history, or kept until it opens.
+    mutating func record(_ item: HistoryReopening.Waiting) {
+        if let history {
+            item.append(to: history)
+        } else {
+            historyReopening?.keep(item)
+        }
+    }
+
+    /// Another attempt, when one is due; on success what waited is written, the clock steps
+    /// missed are applied, the serial export starts and the storage fault clears.
+    mutating func reopenHistoryIfDue(at now: MonotonicInstant) {
+        guard history == nil, var reopening = historyReopening, reopening.isDue(at: now) else { return }
+        let opened: HistoryStore
+        do {
+            opened = try HistoryStore.open(path: reopening.path)
+        } catch {
+            reopening.failed(at: now)
+            historyReopening = reopening
+            logger.log(.warning, "history: still cannot open \(reopening.path) (attempt \(reopening.attempts)): \(error); "
+                + "\(reopening.waitingRows) rows wait in memory; next attempt in \(reopening.nextAttempt - now)")
+            return
+        }
+        let attempts = reopening.attempts + 1
+        let dropped = reopening.dropped
+        let rows = reopening.replay(into: opened)
+        historyReopening = nil
+        logger.log(.notice, "history: opened \(reopening.path) at attempt \(attempts); \(rows) rows that waited in memory are written"
+            + (dropped > 0 ? " (\(dropped) older ones did not fit and are lost)" : ""))
+        adopt(opened, at: now)
+        switch opened.commit() {
+        case .nothingPending, .committed:
+            stored(true, at: now)
+        case let .failed(error, pending, _):
+            // The normal turn retries the commit and keeps the fault raised meanwhile.
+            logger.log(.error, "history: cannot write (\(error)); \(pending) rows kept in memory")
+        }
+        for jump in clockStepsWhileClosed { redate(opened, jump) }
+        clockStepsWhileClosed = []
+        if let start = serialExportAwaitingHistory {
+            serialExportAwaitingHistory = nil
+            let server = start(opened)
+            server.open(at: now)
+            serialExport = server
+        }
+    }
+
+    /// Rows dated by the clock before it was set get the date it was set to.
+    func redate(_ history: HistoryStore, _ jump: ClockJump) {
+        do {
+            let moved = try history.redate(jump)
+            logger.log(.notice, "history: \(moved) rows dated before the clock was set were re-dated")
+        } catch {
+            logger.log(.error, "history: re-dating after the clock was set failed: \(error)")
+        }
+    }
+
+    private mutating func adopt(_ history: HistoryStore, at now: MonotonicInstant) {
+        switch history.outcome {
+        case let .recreatedAfterCorruption(movedTo, reason):
+            logger.log(.error, "history: \(history.path) was corrupt (\(reason)); moved to \(movedTo), a fresh history is started")
+            historyWasCorrupt = true
+            storageFailed(at: now)
+        case .created:
+            logger.log(.notice, "history: created \(history.path)")
+        case let .opened(version):
+            logger.log(.info, "history: \(history.path) (schema \(version))")
+        }
+        self.history = history
+    }
+}
