@@ -81,6 +81,31 @@ extension Interop {
             #expect(after.exitCode == 0, "\(after.summary)")
         }
 
+        /// A user outside the socket's group (the socket is 0660, root's here) is told how to
+        /// get in, exit 77 (EX_NOPERM), rather than "not running". Run as root, the test asks
+        /// as `nobody` through setpriv, with a copy of the binary that `nobody` can execute.
+        @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv to ask as another user"))
+        func aUserWithoutAccessIsToldHowToGetItExit77() throws {
+            let directory = try TemporaryDirectory()
+            #expect(chmod(directory.path, 0o755) == 0)
+            let socket = directory.path + "/status.sock"
+            let daemon = try BackgroundVigil(["demo", "--events-json", "--status-socket", socket, "--seconds", "30"])
+            defer { daemon.stop() }
+            _ = try Self.waitForHeartRate(socket: socket, daemon: daemon)
+            let binary = directory.path + "/vigil"
+            try FileManager.default.copyItem(atPath: try InteropEnvironment.vigilBinary().path, toPath: binary)
+            #expect(chmod(binary, 0o755) == 0)
+
+            let asNobody = try ChildProcess.run(executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                                arguments: ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "status", "--socket", socket],
+                                                timeout: .seconds(10))
+            #expect(asNobody.exitCode == 77, "\(asNobody.summary)")
+            #expect(asNobody.stdoutText.isEmpty)
+            #expect(asNobody.stderrText.hasPrefix("vigil status: permission denied on \(socket): add yourself to the vigil group"), "\(asNobody.summary)")
+            // The daemon is there all along: root is answered.
+            #expect(try VigilProcess().run(["status", "--socket", socket], timeout: .seconds(10)).exitCode == 0)
+        }
+
         /// What is not a request gets one ERR line and the end of the connection; a client
         /// beyond the limit of 4 at once is told it is busy, and answered once one leaves.
         @Test func refusalsAreOneLineAndTheClientLimitHolds() throws {
