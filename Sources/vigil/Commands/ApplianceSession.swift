@@ -71,15 +71,26 @@ struct ApplianceSession: HostSession {
     }
 
     var nextDeadline: MonotonicInstant? {
-        // An answer still to send on the serial port is written a chunk a turn: come back soon.
-        let serialWrite = serialExport?.wantsToWrite == true ? SystemClock.monotonicNow() + .milliseconds(20) : nil
-        return earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
-                        serialExport?.nextDeadline, serialWrite, statusServer?.nextDeadline,
-                        statusServer?.wantsToWrite == true ? SystemClock.monotonicNow() + .milliseconds(20) : nil,
-                        notifier?.watchdogInterval.map { _ in nextWatchdog ?? SystemClock.monotonicNow() })
+        earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
+                 serialExport?.nextDeadline, statusServer?.nextDeadline,
+                 notifier?.watchdogInterval.map { _ in nextWatchdog ?? SystemClock.monotonicNow() })
     }
 
     var descriptors: [Int32] { (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) + (statusServer?.descriptors ?? []) }
+
+    /// An export still being sent on the serial port, a status answer on its socket: poll says
+    /// when they take more, so a slow reader costs no wake-ups.
+    var writeInterest: [Int32] {
+        (serialExport?.wantsToWrite == true ? serialExport?.descriptors ?? [] : []) + (statusServer?.writeDescriptors ?? [])
+    }
+
+    mutating func writable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {
+        if let serialExport, serialExport.descriptors.contains(descriptor) {
+            serialExport.writable(descriptor, at: now)
+        } else if let statusServer, statusServer.writeDescriptors.contains(descriptor) {
+            statusServer.writable(at: now)
+        }
+    }
 
     mutating func controllerReady(host: inout Host, at now: MonotonicInstant) {
         appliance.controllerReady(host: &host, at: now)

@@ -30,8 +30,9 @@ final class HostRunner {
     private var reopenAt: MonotonicInstant?
     private var reopenDelay: Duration = .seconds(1)
     private var finishedInput = false
-    /// The session's own descriptors, registered with `poll` as they come and go.
-    private var sessionDescriptors: [Int32] = []
+    /// The session's own descriptors and what each is watched for, registered with `poll` as
+    /// they come and go.
+    private var sessionInterest: [SessionInterest] = []
     /// A failed open, told to the session at the top of the next turn (`connect` has no session).
     private var pendingOpenFailure: String?
     private(set) var lastFailure: String?
@@ -80,7 +81,7 @@ final class HostRunner {
             // Send what the last turn produced before sleeping: nothing may wait in the queue.
             drain(&session, at: now)
             session.endOfTurn(at: now)
-            watchSessionDescriptors(session.descriptors)
+            watchSessionDescriptors(read: session.descriptors, write: session.writeInterest)
             let deadline = earliest(host.nextDeadline, session.nextDeadline, options.stopAt, reopenAt, link?.nextDeadline)
             let ready: [PollLoop.Event]
             if link?.hasPendingInput == true {
@@ -102,8 +103,16 @@ final class HostRunner {
                     return session.exitCode == 0 ? 0 : session.exitCode
                 }
             }
-            for event in ready where sessionDescriptors.contains(event.fileDescriptor) {
-                session.readable(event.fileDescriptor, host: &host, at: now)
+            for event in ready {
+                guard let interest = sessionInterest.first(where: { $0.fileDescriptor == event.fileDescriptor }) else { continue }
+                let trouble = event.isHangUp || event.isError || event.isInvalid
+                if interest.read && (event.isReadable || trouble) {
+                    session.readable(event.fileDescriptor, host: &host, at: now)
+                }
+                // A write-only descriptor that hung up is told through `writable`: its write fails.
+                if interest.write && (event.isWritable || (trouble && !interest.read)) {
+                    session.writable(event.fileDescriptor, host: &host, at: now)
+                }
             }
             if let link, link.hasPendingInput || ready.contains(where: { $0.fileDescriptor == link.fileDescriptor }) {
                 readLink(link, session: &session, at: now)
@@ -120,11 +129,23 @@ final class HostRunner {
         }
     }
 
-    private func watchSessionDescriptors(_ wanted: [Int32]) {
-        guard wanted != sessionDescriptors else { return }
-        for fd in sessionDescriptors where !wanted.contains(fd) { poll.unregister(fd) }
-        for fd in wanted where !sessionDescriptors.contains(fd) { poll.register(fd) }
-        sessionDescriptors = wanted
+    private struct SessionInterest: Equatable {
+        var fileDescriptor: Int32
+        var read: Bool
+        var write: Bool
+    }
+
+    private func watchSessionDescriptors(read: [Int32], write: [Int32]) {
+        let wanted = read.map { SessionInterest(fileDescriptor: $0, read: true, write: write.contains($0)) }
+            + write.filter { !read.contains($0) }.map { SessionInterest(fileDescriptor: $0, read: false, write: true) }
+        guard wanted != sessionInterest else { return }
+        for old in sessionInterest where !wanted.contains(where: { $0.fileDescriptor == old.fileDescriptor }) {
+            poll.unregister(old.fileDescriptor)
+        }
+        for interest in wanted where !sessionInterest.contains(interest) {
+            poll.register(interest.fileDescriptor, readable: interest.read, writable: interest.write)
+        }
+        sessionInterest = wanted
     }
 
     private func readLinkIfReady<S: HostSession>(session: inout S, at now: MonotonicInstant) {

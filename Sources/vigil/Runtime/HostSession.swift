@@ -17,6 +17,12 @@ protocol HostSession {
     var descriptors: [Int32] { get }
     /// One of `descriptors` is readable (or hung up): the session reads it itself.
     mutating func readable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant)
+    /// Descriptors with bytes queued for them: poll(2) wakes the loop when they take more
+    /// (POLLOUT), so a full tty or socket is waited on, never polled on a timer. Only while
+    /// something is queued: a writable descriptor would wake the loop at once, every turn.
+    var writeInterest: [Int32] { get }
+    /// One of `writeInterest` can take more bytes (or hung up): the session writes itself.
+    mutating func writable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant)
     /// The turn's work is done and the loop is about to sleep: the place for work batched per
     /// turn (the history's one transaction).
     mutating func endOfTurn(at now: MonotonicInstant)
@@ -25,5 +31,7 @@ protocol HostSession {
 extension HostSession {
     var descriptors: [Int32] { [] }
     mutating func readable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {}
+    var writeInterest: [Int32] { [] }
+    mutating func writable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {}
     mutating func endOfTurn(at now: MonotonicInstant) {}
 }

@@ -76,6 +76,9 @@ final class StatusServer {
 
     var wantsToWrite: Bool { clients.contains { $0.isAnswering } }
 
+    /// The clients with an answer still to send: watched for room to write.
+    var writeDescriptors: [Int32] { clients.filter(\.isAnswering).map(\.transport.fileDescriptor) }
+
     var nextDeadline: MonotonicInstant? { clients.map(\.deadline).min() }
 
     /// A new client on the listener, or bytes (or the end) from one. `answer` builds the reply
