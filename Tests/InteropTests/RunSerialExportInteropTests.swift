@@ -35,5 +35,42 @@ extension Interop {
             #expect(run.stderrText.contains("cannot open the Bluetooth controller"))
             #expect(run.stop() == 0, "\(run.stderrText)")
         }
+
+        /// The history cannot be opened at start (here a directory stands where the file
+        /// goes): the serial port waits for it rather than being given up, and answers from
+        /// the history once a later attempt opens it.
+        @Test func theSerialPortWaitsForAHistoryThatOpensLate() throws {
+            let fixture = try HistoryFixture()
+            let pair = try PseudoTerminal.openPair()
+            let database = fixture.stateDirectory + "/history.sqlite"
+            let kept = fixture.path("history.kept")
+            try FileManager.default.moveItem(atPath: database, toPath: kept)
+            try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: false)
+            let config = fixture.path("vigil.conf")
+            try """
+                [storage]
+                state-dir = "\(fixture.stateDirectory)"
+
+                [export]
+                serial = "\(pair.secondaryPath)"
+
+                [face]
+                backend = "none"
+                """.write(toFile: config, atomically: true, encoding: .utf8)
+            let run = try SerialExportInteropTests.Background(
+                ["run", "--config", config, "--hci", "tcp:127.0.0.1:1", "--log-level", "info", "--seconds", "60"], in: fixture.directory)
+            #expect(run.waitForLog("serial export: \(pair.secondaryPath) waits for the history to open"), "\(run.stderrText)")
+            #expect(run.stderrText.contains("history: cannot open \(database)"), "\(run.stderrText)")
+            #expect(!run.stderrText.contains("serial export: listening on"), "\(run.stderrText)")
+
+            try FileManager.default.removeItem(atPath: database)
+            try FileManager.default.moveItem(atPath: kept, toPath: database)
+            #expect(run.waitForLog("history: opened \(database) at attempt 2", within: .seconds(20)), "\(run.stderrText)")
+            #expect(run.waitForLog("serial export: listening on \(pair.secondaryPath)"), "\(run.stderrText)")
+            try pair.primary.write(Array("STATUS\r".utf8))
+            let status = try SerialExportInteropTests.read(pair.primary, until: "\r\n.\r\n")
+            #expect(status.contains("OK status\r\nreadings 2800\r\n"), "\(status)\n\(run.stderrText)")
+            #expect(run.stop() == 0, "\(run.stderrText)")
+        }
     }
 }
