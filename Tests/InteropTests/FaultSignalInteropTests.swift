@@ -57,17 +57,7 @@ extension Interop {
         @Test func runStreamingASerialExportStopsCleanlyOnSIGTERMWithTheHistoryIntact() throws {
             let fixture = try HistoryFixture(glucose: 20_000, heartRate: 5_000)
             let pair = try PseudoTerminal.openPair()
-            let config = fixture.path("vigil.conf")
-            try """
-                [storage]
-                state-dir = "\(fixture.stateDirectory)"
-
-                [export]
-                serial = "\(pair.secondaryPath)"
-
-                [face]
-                backend = "none"
-                """.write(toFile: config, atomically: true, encoding: .utf8)
+            let config = try fixture.writeSerialExportConfig(serialPort: pair.secondaryPath)
             let socketPath = "/tmp/vigil-fault-\(UUID().uuidString.prefix(8)).notify"
             let notifications = try NotificationReceiver(path: socketPath)
             defer { try? FileManager.default.removeItem(atPath: socketPath) }

@@ -10,17 +10,7 @@ extension Interop {
         @Test func theRunningApplianceAnswersOnItsSerialPort() throws {
             let fixture = try HistoryFixture()
             let pair = try PseudoTerminal.openPair()
-            let config = fixture.path("vigil.conf")
-            try """
-                [storage]
-                state-dir = "\(fixture.stateDirectory)"
-
-                [export]
-                serial = "\(pair.secondaryPath)"
-
-                [face]
-                backend = "none"
-                """.write(toFile: config, atomically: true, encoding: .utf8)
+            let config = try fixture.writeSerialExportConfig(serialPort: pair.secondaryPath)
             let run = try SerialExportInteropTests.Background(
                 ["run", "--config", config, "--hci", "tcp:127.0.0.1:1", "--log-level", "info", "--seconds", "60"], in: fixture.directory)
             #expect(run.waitForLog("serial export: listening on \(pair.secondaryPath)"), "\(run.stderrText)")
@@ -46,17 +36,7 @@ extension Interop {
             let kept = fixture.path("history.kept")
             try FileManager.default.moveItem(atPath: database, toPath: kept)
             try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: false)
-            let config = fixture.path("vigil.conf")
-            try """
-                [storage]
-                state-dir = "\(fixture.stateDirectory)"
-
-                [export]
-                serial = "\(pair.secondaryPath)"
-
-                [face]
-                backend = "none"
-                """.write(toFile: config, atomically: true, encoding: .utf8)
+            let config = try fixture.writeSerialExportConfig(serialPort: pair.secondaryPath)
             let run = try SerialExportInteropTests.Background(
                 ["run", "--config", config, "--hci", "tcp:127.0.0.1:1", "--log-level", "info", "--seconds", "60"], in: fixture.directory)
             #expect(run.waitForLog("serial export: \(pair.secondaryPath) waits for the history to open"), "\(run.stderrText)")

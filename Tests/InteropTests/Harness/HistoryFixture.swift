@@ -45,4 +45,21 @@ final class HistoryFixture {
 
     /// A path in the fixture's directory.
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// A configuration for `vigil run` on this history with the serial export on `serialPort`
+    /// and no face hardware; returns its path.
+    func writeSerialExportConfig(serialPort: String) throws -> String {
+        let config = path("vigil.conf")
+        try """
+            [storage]
+            state-dir = "\(stateDirectory)"
+
+            [export]
+            serial = "\(serialPort)"
+
+            [face]
+            backend = "none"
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        return config
+    }
 }
