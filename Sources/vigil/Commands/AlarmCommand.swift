@@ -104,9 +104,6 @@ struct AlarmTestCommand: ParsableCommand {
     /// 1 when a GPIO write failed (logged) or the loop could not wait, 128 + the signal when
     /// Ctrl-C (or SIGTERM, SIGHUP) stopped it, with the buzzer silenced by the caller's close().
     private func play(on device: any FaceDevice, drive: BuzzerSequencer.Drive) throws -> Int32 {
-        let say: (String) -> Void = { line in
-            if let console = device as? ConsoleFaceDevice { console.printAbove(line) } else { print(line); StandardOutput.flush() }
-        }
         var now = SystemClock.monotonicNow()
         var face = AlarmFace(drive: drive, bootedAt: now)
         let what: String
@@ -120,15 +117,11 @@ struct AlarmTestCommand: ParsableCommand {
             what = "the start-up chirp"
             face.startSelfTest(at: now)
         }
-        say("playing \(what) on \(device.name)")
+        device.say("playing \(what) on \(device.name)")
         device.show(status: "testing \(pattern ?? "start-up chirp")")
 
-        var loop = PollLoop()
-        let signals = try? SignalWatcher(signals: [.interrupt, .terminate, .hangUp])
-        defer { signals?.close() }
-        if let signals { loop.register(signals.fileDescriptor) }
-        for descriptor in device.descriptors { loop.register(descriptor) }
-
+        var loop = FaceDeviceLoop(device: device)
+        defer { loop.close() }
         while true {
             apply(face.takeTimedOutputs(), to: device)
             if let failure = (device as? GPIOFaceDevice)?.failure {
@@ -136,31 +129,23 @@ struct AlarmTestCommand: ParsableCommand {
                 return 1
             }
             guard face.isTesting else { break }
-            let events: [PollLoop.Event]
+            let wake: FaceDeviceLoop.Wake
             do throws(PlatformError) {
-                events = try loop.wait(until: earliest(face.nextDeadline, device.nextDeadline))
+                wake = try loop.wait(until: face.nextDeadline)
             } catch {
                 StandardError.write("vigil alarm test: \(error)")
                 return 1
             }
-            now = SystemClock.monotonicNow()
-            for event in events {
-                if event.fileDescriptor == signals?.fileDescriptor {
-                    if let signal = try? signals?.nextSignal() {
-                        // The shell's convention for a command a signal stopped: 128 + its number.
-                        say("stopped by \(signal)")
-                        return 128 + signal.rawValue
-                    }
-                    continue
-                }
-                let edges = device.readButton(event.fileDescriptor, at: now)
-                if edges.isEmpty, !device.descriptors.contains(event.fileDescriptor) { loop.unregister(event.fileDescriptor) }
-                for edge in edges { face.receive(edge.edge, at: edge.at) }
+            if let signal = wake.signal {
+                // The shell's convention for a command a signal stopped: 128 + its number.
+                device.say("stopped by \(signal)")
+                return 128 + signal.rawValue
             }
-            for edge in device.dueEdges(at: now) { face.receive(edge.edge, at: edge.at) }
+            now = wake.woke
+            for edge in wake.edges { face.receive(edge.edge, at: edge.at) }
             face.handleDeadline(at: now)
         }
-        say("done: \(what) played")
+        device.say("done: \(what) played")
         return 0
     }
 

@@ -26,18 +26,11 @@ enum ConfigurationFault {
         var face = ApplianceFace(alarms: AlarmEngine(configuration: AlarmConfiguration(), now: start),
                                  drive: setup.sequencerDrive, actions: setup.buttonActions, at: start)
         face.receive(.faultRaised(.configurationProblem), at: start)
-        let say: (String) -> Void = { line in
-            if let console = device as? ConsoleFaceDevice { console.printAbove(line) } else { print(line) }
-            StandardOutput.flush()
-        }
-        say("ALARM fault:configuration-problem: the configuration has errors (above); sounding until it is fixed and Vigil restarted")
+        device.say("ALARM fault:configuration-problem: the configuration has errors (above); sounding until it is fixed and Vigil restarted")
         device.show(status: FaceStatus.line(for: face.alarms.engine.activeAlarms, at: start))
 
-        var loop = PollLoop()
-        let signals = try? SignalWatcher(signals: [.interrupt, .terminate, .hangUp])
-        defer { signals?.close() }
-        if let signals { loop.register(signals.fileDescriptor) }
-        for descriptor in device.descriptors { loop.register(descriptor) }
+        var loop = FaceDeviceLoop(device: device)
+        defer { loop.close() }
         var status = ""
         while true {
             let now = SystemClock.monotonicNow()
@@ -49,27 +42,18 @@ enum ConfigurationFault {
                 device.show(status: line)
             }
             if let stopAt, now >= stopAt { return exitCode }
-            let events: [PollLoop.Event]
+            let wake: FaceDeviceLoop.Wake
             do throws(PlatformError) {
-                events = try loop.wait(until: earliest(face.nextDeadline, device.nextDeadline, stopAt))
+                wake = try loop.wait(until: earliest(face.nextDeadline, stopAt))
             } catch {
                 logger.log(.error, "poll failed: \(error)")
                 return exitCode
             }
-            let woke = SystemClock.monotonicNow()
-            for event in events {
-                if event.fileDescriptor == signals?.fileDescriptor {
-                    if let signal = try? signals?.nextSignal() {
-                        logger.log(.notice, "received \(signal); stopping")
-                        return exitCode
-                    }
-                    continue
-                }
-                let edges = device.readButton(event.fileDescriptor, at: woke)
-                if edges.isEmpty, !device.descriptors.contains(event.fileDescriptor) { loop.unregister(event.fileDescriptor) }
-                for edge in edges { face.receive(edge.edge, at: max(edge.at, woke)) }
+            if let signal = wake.signal {
+                logger.log(.notice, "received \(signal); stopping")
+                return exitCode
             }
-            for edge in device.dueEdges(at: woke) { face.receive(edge.edge, at: max(edge.at, woke)) }
+            for edge in wake.edges { face.receive(edge.edge, at: max(edge.at, wake.woke)) }
         }
     }
 
