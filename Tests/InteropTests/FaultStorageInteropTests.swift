@@ -159,6 +159,35 @@ extension Interop {
             #expect(try Self.storedHeartRates(database.path).count == reported.count)
         }
 
+        /// The state directory is writable but the history is not (a directory stands where
+        /// its file goes): the remembered address is saved fine, and that must not clear the
+        /// fault while the readings have nowhere to go. Once the way is clear, the next attempt
+        /// opens the history, writes what waited, and only then the fault clears.
+        @Test func otherStateSavingFineDoesNotClearTheFaultOfAHistoryNotOpen() throws {
+            let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
+            defer { rig.stop() }
+            let state = try StateDirectory()
+            let database = state.url.appendingPathComponent("history.sqlite").path
+            try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: false)
+            let configDirectory = try StateDirectory()
+            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 60)
+            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
+            #expect(vigil.events.contains { $0.string("event") == "remembered" }, "the address was not remembered\n\(vigil.summary)")
+            #expect(FileManager.default.fileExists(atPath: state.url.appendingPathComponent("transmitters").path),
+                    "the remembered address was not saved beside the history\n\(vigil.summary)")
+            #expect(vigil.events.contains(where: Self.isAlarm("raised")), "\(vigil.summary)")
+            #expect(!vigil.events.contains(where: Self.isAlarm("cleared")), "a saved address hid the history's fault\n\(vigil.summary)")
+
+            try FileManager.default.removeItem(atPath: database)
+            #expect(vigil.waitForLog("history: opened \(database) at attempt 2", upTo: .seconds(20)), "\(vigil.summary)")
+            #expect(vigil.wait(upTo: .seconds(5)) { vigil.events.contains(where: Self.isAlarm("cleared")) }, "\(vigil.summary)")
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit()
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+            let reported = Self.heartRateEvents(vigil.events)
+            #expect(try Self.storedHeartRates(database).count == reported.count)
+        }
+
         /// The state directory is read-only at start (a card the kernel remounted read-only
         /// after an error, a disk not mounted yet): the history cannot be opened, the fault is
         /// raised from the start, and the readings still reach the alarms and wait in memory.

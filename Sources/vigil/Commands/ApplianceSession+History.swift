@@ -44,7 +44,7 @@ extension ApplianceSession {
         let attempts = reopening.attempts + 1
         let dropped = reopening.dropped
         let rows = reopening.replay(into: opened)
-        historyReopening = nil
+        historyReopening = nil  // before `stored(true)` below, which it would ignore
         logger.log(.notice, "history: opened \(reopening.path) at attempt \(attempts); \(rows) rows that waited in memory are written"
             + (dropped > 0 ? " (\(dropped) older ones did not fit and are lost)" : ""))
         adopt(opened, at: now)

@@ -282,8 +282,10 @@ struct ApplianceSession: HostSession {
     mutating func stored(_ succeeded: Bool?, at now: MonotonicInstant) {
         guard let succeeded, face != nil else { return }
         // A history found corrupt at start keeps its fault until a person acknowledges it:
-        // the next good write must not hide that months of readings were moved aside.
-        if succeeded, historyWasCorrupt { return }
+        // the next good write must not hide that months of readings were moved aside. A
+        // history not open yet keeps it until it opens: the remembered addresses saving fine
+        // beside it say nothing about the readings.
+        if succeeded, historyWasCorrupt || historyReopening != nil { return }
         let t = at(now)
         face?.update(at: t) { $0.storage(succeeded: succeeded, at: t) }
     }
