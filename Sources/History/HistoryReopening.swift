@@ -46,7 +46,7 @@ public struct HistoryReopening: Sendable {
     public private(set) var dropped = 0
     public let rowLimit: Int
 
-    public init(path: String, failedAt now: MonotonicInstant, rowLimit: Int = 50_000) {
+    public init(path: String, failedAt now: MonotonicInstant, rowLimit: Int = HistoryStore.defaultPendingLimit) {
         self.path = path
         self.rowLimit = rowLimit
         nextAttempt = now + delay

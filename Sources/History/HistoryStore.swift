@@ -59,6 +59,8 @@ public final class HistoryStore {
     /// Most rows kept in memory while storage fails (50,000 is about 14 hours of 1 Hz heart
     /// rate plus glucose, a few MB).
     public var pendingLimit: Int
+    /// Rows kept in memory at most while they cannot be written (`pendingLimit`, `HistoryReopening`).
+    public static let defaultPendingLimit = 50_000
     let connection: SQLite.Connection
     var pending: [PendingRow] = []
     /// Dropped since open, and since the last failed commit reported them.
@@ -75,7 +77,7 @@ public final class HistoryStore {
     /// moved aside. `fullCheck` runs `integrity_check` instead of `quick_check` (see `check`).
     public static func open(path: String, bootID: String = HistoryStore.currentBootID(),
                             now: WallClockTime = SystemClock.wallNow(), fullCheck: Bool = false,
-                            pendingLimit: Int = 50_000) throws(HistoryError) -> HistoryStore {
+                            pendingLimit: Int = HistoryStore.defaultPendingLimit) throws(HistoryError) -> HistoryStore {
         let existed = FileSystem.exists(path: path)
         do {
             let connection = try prepare(path: path, fullCheck: fullCheck)

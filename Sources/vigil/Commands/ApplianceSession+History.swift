@@ -15,6 +15,7 @@ extension ApplianceSession {
             logger.log(.error, "history: cannot open \(path): \(error); readings wait in memory and it is tried again in \(HistoryReopening.firstDelay)")
             historyReopening = HistoryReopening(path: path, failedAt: now)
             storageFailed(at: now)
+            if serialExportAwaitingHistory != nil { logger.log(.warning, "serial export: waits for the history to open") }
         }
     }
 
@@ -57,12 +58,6 @@ extension ApplianceSession {
         }
         for jump in clockStepsWhileClosed { redate(opened, jump) }
         clockStepsWhileClosed = []
-        if let start = serialExportAwaitingHistory {
-            serialExportAwaitingHistory = nil
-            let server = start(opened)
-            server.open(at: now)
-            serialExport = server
-        }
     }
 
     /// Rows dated by the clock before it was set get the date it was set to.
@@ -87,5 +82,11 @@ extension ApplianceSession {
             logger.log(.info, "history: \(history.path) (schema \(version))")
         }
         self.history = history
+        if let make = serialExportAwaitingHistory {
+            serialExportAwaitingHistory = nil
+            let server = make(history)
+            server.open(at: now)
+            serialExport = server
+        }
     }
 }

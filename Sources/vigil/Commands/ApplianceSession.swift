@@ -42,8 +42,8 @@ struct ApplianceSession: HostSession {
     var historyReopening: HistoryReopening?
     /// Clock steps that set the clock while the history was not open: applied once it is.
     var clockStepsWhileClosed: [ClockJump] = []
-    /// Starts the serial export once there is a history to export (`[export] serial` with a
-    /// history that opened late).
+    /// Makes the serial export (`[export] serial`) once there is a history to export: at start,
+    /// or when a history that could not be opened opens.
     var serialExportAwaitingHistory: ((HistoryStore) -> SerialExportServer)?
     /// The serial export protocol on a tty (`[export] serial`); nil when not configured.
     var serialExport: SerialExportServer?

@@ -86,23 +86,15 @@ struct RunCommand: ParsableCommand {
         session.device = FaceDevices.open(faceSetup, logger: logger)
         session.face = ApplianceFace(alarms: alarms, drive: faceSetup.sequencerDrive, actions: faceSetup.buttonActions, at: now,
                                      buttonPressedAtBoot: session.device?.isButtonPressedAtBoot ?? false)
+        if let port = configuration.export.serialPort {
+            let baud = configuration.export.serialBaud, exportConfiguration = SerialExportSession.Configuration(utcOffset: configuration.alarms.utcOffset)
+            session.serialExportAwaitingHistory = { history in
+                SerialExportServer(path: port, baud: baud, history: history, configuration: exportConfiguration, logger: logger)
+            }
+        }
         session.openHistory(path: state.path + "/history.sqlite", at: now)
         session.utcOffset = configuration.alarms.utcOffset
         session.usbMountPoint = configuration.export.usbMountPoint
-        if let port = configuration.export.serialPort {
-            let baud = configuration.export.serialBaud, exportConfiguration = SerialExportSession.Configuration(utcOffset: configuration.alarms.utcOffset)
-            let start = { (history: HistoryStore) in
-                SerialExportServer(path: port, baud: baud, history: history, configuration: exportConfiguration, logger: logger)
-            }
-            if let history = session.history {
-                let server = start(history)
-                server.open(at: now)
-                session.serialExport = server
-            } else {
-                logger.log(.warning, "serial export: \(port) waits for the history to open")
-                session.serialExportAwaitingHistory = start
-            }
-        }
         if let path = statusSocket.map({ $0.isEmpty ? nil : $0 }) ?? configuration.status.socketPath {
             let board = StatusBoard(version: VigilVersion.string, startedAt: now,
                                     devices: configuration.devices.map { .init(id: DeviceID($0.displayName), kind: $0.type) })
