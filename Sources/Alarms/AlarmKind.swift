@@ -46,6 +46,10 @@ public enum ApplianceFault: String, CaseIterable, Hashable, Sendable {
     case storageFailing = "storage-failing"
     case clockNotSet = "clock-not-set"
     case configurationProblem = "configuration-problem"
+    /// The buzzer, LED or button cannot be driven: the lines could not be had at start, or a
+    /// write or read failed since. What still works (the other half of the face, the log,
+    /// `vigil status`, systemd's status line) must say so: an alarm nobody hears is silent.
+    case faceFailing = "face-failing"
 }
 
 /// One alarm channel. Signal loss is its own channel per device, so acknowledging "no data"
@@ -73,7 +77,7 @@ public enum AlarmKind: Hashable, Comparable, Sendable, CustomStringConvertible {
         case .signalLoss: .medium
         case let .fault(fault):
             switch fault {
-            case .noController, .controllerLost, .configurationProblem: .medium
+            case .noController, .controllerLost, .configurationProblem, .faceFailing: .medium
             case .storageFailing, .clockNotSet: .low
             }
         case let .device(alarm, _):

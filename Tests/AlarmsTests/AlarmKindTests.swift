@@ -16,7 +16,7 @@ import Testing
         #expect(AlarmKind.all.map(\.name) == [
             "urgent-low", "urgent-low-soon", "low", "high", "urgent-high", "rising-fast", "falling-fast",
             "fault:no-controller", "fault:controller-lost", "fault:storage-failing", "fault:clock-not-set",
-            "fault:configuration-problem", "signal-loss:hr1", "signal-loss:my dexcom",
+            "fault:configuration-problem", "fault:face-failing", "signal-loss:hr1", "signal-loss:my dexcom",
             "sensor-warmup:g6", "sensor-expiring:g6", "sensor-ended:g6", "battery-low:g6", "heart-rate-low:g6",
             "heart-rate-high:g6", "temperature-low:g6", "temperature-high:g6", "temperature-high:fridge:door",
         ])

@@ -1,12 +1,6 @@
 import Foundation
 import Testing
 
-/// No GPIO character device on this machine: the GPIO case can only be checked for its refusal.
-private let noGPIOChip: Bool = {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []
-    return !names.contains { $0.hasPrefix("gpiochip") }
-}()
-
 extension Interop {
     /// `vigil alarm test` as a person runs it: the built binary, stdin closed and stdout a pipe,
     /// so the console face prints plain lines (no redrawing) and the exit codes are the contract.

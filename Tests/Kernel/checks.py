@@ -499,17 +499,23 @@ class GPIO:
         self.buzzer, self.led, self.button = board["buzzer"]["line"], board["led"]["line"], board["button"]["line"]
         # The BCM283x header chip has 54 lines, named GPIO0..GPIO53 by the Pi's device tree.
         lines = 54
+        waiting = self.face_missing()
         try:
             chip = SimulatedChip("vigil", board["chip-label"], lines, {o: f"GPIO{o}" for o in range(lines)})
         except OSError as error:
             report.line("FAIL", "gpio.sim", f"cannot create a gpio-sim chip through configfs: {error}")
+            if waiting:
+                waiting.stop()
             return
+        made = time.monotonic()
         present = os.path.exists(f"/dev/{chip.chip}") and os.path.isdir(chip.sysfs)
         if not report.check("gpio.sim", present,
                             f"gpio-sim {chip.device}: /dev/{chip.chip} labelled \"{board['chip-label']}\" "
                             f"({lines} lines) as board {self.args.board}",
                             f"/dev/{chip.chip} or {chip.sysfs} missing"):
             return
+        if waiting:
+            self.face_arrives(waiting, made)
         self.platform_tests()
         self.alarm_test(chip)
         self.button_press(chip)
@@ -545,6 +551,42 @@ class GPIO:
         with open(path, "w") as handle:
             handle.write(f'[bluetooth]\nhci = "{hci}"\n\n[face]\nboard = "{self.args.board}"\nbuzzer = "active"\n')
         return path
+
+    @staticmethod
+    def face_fault(vigil: Child, change: str) -> bool:
+        return any(e.get("event") == "alarm" and e.get("alarm") == "fault:face-failing" and e.get("change") == change
+                   for e in vigil.json_lines())
+
+    def face_missing(self) -> Child | None:
+        # vigil run started before the board's chip exists (udev late at boot, a HAT driver not
+        # loaded yet): it must run, raise the face fault and keep trying the chip. No
+        # controller (nothing on port 1): that fault sounds too, and does not hide this one.
+        config = self.face_config("/tmp/vigil-late.conf", "tcp:127.0.0.1:1")
+        vigil = Child([self.vigil, "run", "--config", config, "--state-dir", "/tmp/vigil-late", "--events-json",
+                       "--log-level", "info", "--seconds", "300"], "vigil-late")
+        raised = wait_for(lambda: self.face_fault(vigil, "raised") or not vigil.alive(), 60)
+        ok = bool(raised) and vigil.alive() and "cannot open the GPIO face" in vigil.stderr_text()
+        if not self.report.check("gpio.face-missing", ok,
+                                 "vigil run with the GPIO face and no chip yet: running, fault:face-failing raised, "
+                                 "the reason logged",
+                                 f"no face fault from a running vigil: {vigil.tail()}"):
+            vigil.stop()
+            return None
+        return vigil
+
+    def face_arrives(self, vigil: Child, made: float) -> None:
+        # The chip appears: within the retry interval (60 s) vigil takes the lines and clears
+        # the fault, without a restart.
+        cleared = wait_for(lambda: self.face_fault(vigil, "cleared") or not vigil.alive(), 90)
+        opened = [l for l in vigil.stderr_text().splitlines() if "face: gpio" in l and l.endswith(" opened")]
+        ok = bool(cleared) and vigil.alive() and len(opened) == 1
+        self.report.check(
+            "gpio.face-late", ok,
+            f"the chip made {time.monotonic() - made:.0f} s before: vigil opened it and cleared the fault "
+            f"({opened[0][-90:] if opened else ''})",
+            f"cleared={bool(cleared)} alive={vigil.alive()} opened={opened}; {vigil.tail()}")
+        # Its lines must be free for the checks that follow.
+        vigil.stop(signal.SIGTERM, 20)
 
     def alarm_test(self, chip: SimulatedChip) -> None:
         config = self.face_config("/tmp/vigil-alarm.conf", "hci0")

@@ -57,6 +57,13 @@ public struct ApplianceAlarms: Sendable {
         engine.receive(succeeded ? .faultCleared(.storageFailing) : .faultRaised(.storageFailing), at: now)
     }
 
+    /// Whether the face's lines work, as the shell finds them on each use: a buzzer or LED
+    /// that cannot be written, a button that cannot be read, or no lines at all at start
+    /// raise the face fault; every line working again clears it.
+    public mutating func face(working: Bool, at now: MonotonicInstant) {
+        engine.receive(working ? .faultCleared(.faceFailing) : .faultRaised(.faceFailing), at: now)
+    }
+
     public mutating func observe(_ event: ApplianceEvent, monotonicNow: MonotonicInstant, wallNow: WallClockTime) {
         switch event {
         case let .readings(device, _, readings):

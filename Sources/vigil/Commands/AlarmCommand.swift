@@ -124,7 +124,7 @@ struct AlarmTestCommand: ParsableCommand {
         defer { loop.close() }
         while true {
             apply(face.takeTimedOutputs(), to: device)
-            if let failure = (device as? GPIOFaceDevice)?.failure {
+            if let failure = device.failure {
                 StandardError.write("vigil alarm test: \(failure)")
                 return 1
             }

@@ -14,9 +14,16 @@ struct ApplianceSession: HostSession {
     var appliance: Appliance
     /// The alarm engine joined to the face; nil runs without alarms.
     var face: ApplianceFace<ApplianceAlarms>?
-    /// The buzzer, LED and button; nil when the face has no hardware (backend "none"): the
-    /// alarms still run, are logged and kept in the state directory.
+    /// The buzzer, LED and button; nil when the face has no hardware (backend "none"), or
+    /// its hardware could not be had (`faceOpener`): the alarms still run, are logged and kept
+    /// in the state directory.
     var device: (any FaceDevice)?
+    /// Opens the configured face hardware that could not be opened at start; tried again
+    /// every `faceRetryInterval` until it opens (ApplianceSession+Face).
+    var faceOpener: (() -> (any FaceDevice)?)?
+    var nextFaceOpen: MonotonicInstant?
+    /// The face's failure as the alarms last heard it: the face fault is raised while set.
+    var faceFailureReported: String?
     let eventsJSON: Bool
     /// Print each event as a line for a person watching (the demo's console face).
     var console = false
@@ -72,7 +79,7 @@ struct ApplianceSession: HostSession {
 
     var nextDeadline: MonotonicInstant? {
         earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
-                 serialExport?.nextDeadline, statusServer?.nextDeadline,
+                 serialExport?.nextDeadline, statusServer?.nextDeadline, nextFaceCheck,
                  notifier?.watchdogInterval.map { _ in nextWatchdog ?? SystemClock.monotonicNow() })
     }
 
@@ -216,7 +223,7 @@ struct ApplianceSession: HostSession {
     }
 
     /// `now` for the face, never earlier than what it has seen.
-    private mutating func at(_ now: MonotonicInstant) -> MonotonicInstant {
+    mutating func at(_ now: MonotonicInstant) -> MonotonicInstant {
         let t = max(now, faceTime ?? now)
         faceTime = t
         return t
@@ -225,6 +232,7 @@ struct ApplianceSession: HostSession {
     private mutating func report() {
         let now = SystemClock.monotonicNow()
         let wallNow = SystemClock.wallNow()
+        checkFace(at: now)
         var events = appliance.takeEvents()
         for event in events { record(.readings(event.recordedReadings(monotonicNow: now, wallNow: wallNow), receivedAt: now)) }
         if face != nil {

@@ -84,6 +84,9 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(78)
         }
         session.device = FaceDevices.open(faceSetup, logger: logger)
+        if session.device == nil, case .gpio = faceSetup.backend {
+            session.faceDidNotOpen(retry: { FaceDevices.open(faceSetup, logger: logger) }, at: now)
+        }
         session.face = ApplianceFace(alarms: alarms, drive: faceSetup.sequencerDrive, actions: faceSetup.buttonActions, at: now,
                                      buttonPressedAtBoot: session.device?.isButtonPressedAtBoot ?? false)
         if let port = configuration.export.serialPort {

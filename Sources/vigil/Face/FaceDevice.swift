@@ -28,10 +28,15 @@ protocol FaceDevice: FaceBackend {
     func close()
     /// The button is held down as Vigil starts (a person asking for the full self-test).
     var isButtonPressedAtBoot: Bool { get }
+    /// What of the device is broken now, for a person ("buzzer: ..."); nil while every part
+    /// works. The session raises the face fault while it is set.
+    var failure: String? { get }
 }
 
 extension FaceDevice {
     var isButtonPressedAtBoot: Bool { false }
+    /// A device with nothing that can fail (the console draws on the terminal it runs in).
+    var failure: String? { nil }
 }
 
 /// A button edge and when it happened (for GPIO, the kernel's timestamp of the edge).

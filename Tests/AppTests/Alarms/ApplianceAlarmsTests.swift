@@ -52,6 +52,20 @@ import Transmitters
         #expect(alarms.takeEvents().contains { $0.kind == .fault(.storageFailing) && $0.change == .cleared })
     }
 
+    @Test func aFaceThatCannotBeDrivenIsAFaultUntilItsLinesWorkAgain() {
+        var alarms = ApplianceAlarms(configuration: AlarmConfiguration(), at: Self.start)
+        alarms.face(working: true, at: Self.start)
+        #expect(alarms.takeEvents().isEmpty)
+        alarms.face(working: false, at: Self.start + .seconds(1))
+        #expect(alarms.takeEvents().map(\.change) == [.raised(.medium)])
+        #expect(alarms.engine.playing?.kind == .fault(.faceFailing), "what still works of the face shows it")
+        alarms.face(working: false, at: Self.start + .seconds(2))
+        #expect(alarms.takeEvents().isEmpty, "still failing: nothing new")
+        alarms.face(working: true, at: Self.start + .seconds(3))
+        #expect(alarms.takeEvents().contains { $0.kind == .fault(.faceFailing) && $0.change == .cleared })
+        #expect(alarms.engine.activeAlarms.isEmpty)
+    }
+
     @Test func aLostControllerIsAFaultUntilItComesBack() {
         var alarms = ApplianceAlarms(configuration: AlarmConfiguration(), at: Self.start)
         alarms.observe(.bluetooth(.poweredOn), monotonicNow: Self.start - .seconds(60), wallNow: Self.wall)
