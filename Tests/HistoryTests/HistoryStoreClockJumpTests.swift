@@ -48,6 +48,30 @@ import Testing
         #expect(try store.prune(now: jumped, budget: 10_000).deleted == 24)
     }
 
+    /// `vigil run` keeps the watch's shift in the state directory (`clock-shift`): after a
+    /// restart on the clock that is still a day ahead, pruning still spares that day.
+    @Test func aJumpOfADayAheadThenARestartStillDoesNotPruneADay() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        thirtyOneDays(store)
+        var watch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
+        let start = MonotonicInstant(nanoseconds: 1_000_000_000)
+        _ = watch.observe(monotonic: start, wall: noon)
+        _ = try store.prune(now: watch.retentionTime(wall: noon), budget: 10_000)
+        let jumped = noon + Self.day + .seconds(60)
+        _ = watch.observe(monotonic: start + .seconds(60), wall: jumped)
+        let saved = watch.shiftText
+
+        // The next boot: a new monotonic clock, the wall clock still a day ahead.
+        let later = jumped + .seconds(600)
+        var restarted = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime,
+                                       unexplainedShift: try #require(WallClockWatch.shift(parsing: saved)))
+        #expect(restarted.observe(monotonic: MonotonicInstant(nanoseconds: 5_000_000_000), wall: later) == nil)
+        let outcome = try store.prune(now: restarted.retentionTime(wall: later), budget: 10_000)
+        #expect(outcome.deleted == 0, "the restart made \(outcome.deleted) rows look old")
+        #expect(try store.counts().readings == [.heartRate: 720, .glucose: 744])
+    }
+
     @Test func aJumpOfADayBackDeletesNothingExtra() throws {
         let directory = try TemporaryDirectory()
         let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)

@@ -23,7 +23,24 @@ public struct WallClockWatch: Sendable {
     /// The sum of the steps of an already set clock seen so far (forward positive).
     public private(set) var unexplainedShift: Duration = .zero
 
-    public init(earliestBelievable: WallClockTime) { self.earliestBelievable = earliestBelievable }
+    /// `unexplainedShift`: what an earlier run saw (`shiftText`). A clock stepped a day ahead
+    /// stays a day ahead across a restart, and a restart must not make that day of readings
+    /// look old; were the clock put right while Vigil was stopped, retention keeps rows that
+    /// much longer, never less.
+    public init(earliestBelievable: WallClockTime, unexplainedShift: Duration = .zero) {
+        self.earliestBelievable = earliestBelievable
+        self.unexplainedShift = unexplainedShift
+    }
+
+    /// `unexplainedShift` as the state directory keeps it: whole seconds and a newline.
+    public var shiftText: String { "\(unexplainedShift.components.seconds)\n" }
+
+    /// The shift `shiftText` wrote; nil for anything else (the caller says so and starts at zero).
+    public static func shift(parsing text: String) -> Duration? {
+        let trimmed = text.hasSuffix("\n") ? text.dropLast() : Substring(text)
+        guard let seconds = Int64(trimmed) else { return nil }
+        return .seconds(seconds)
+    }
 
     public mutating func observe(monotonic: MonotonicInstant, wall: WallClockTime) -> Step? {
         defer { last = (monotonic, wall) }

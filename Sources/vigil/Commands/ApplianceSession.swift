@@ -75,6 +75,10 @@ struct ApplianceSession: HostSession {
         self.eventsJSON = eventsJSON
         self.logger = logger
         self.state = state
+        if let shift = state?.loadClockShift(), shift != .zero {
+            clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime, unexplainedShift: shift)
+            logger.log(.notice, "the wall clock stepped by \(shift) in an earlier run; retention ages rows by the clock as it ran before")
+        }
     }
 
     var nextDeadline: MonotonicInstant? {
@@ -168,6 +172,9 @@ struct ApplianceSession: HostSession {
             if step.setsTheClock {
                 let jump = ClockJump(monotonic: step.monotonic, from: step.from, to: step.to)
                 if let history { redate(history, jump) } else { clockStepsWhileClosed.append(jump) }
+            } else {
+                // Kept for the next run: a restart on a clock still a day ahead must not prune.
+                stored(state?.saveClockShift(clockWatch), at: now)
             }
         }
         guard let history else {
@@ -381,6 +388,30 @@ extension StateDirectory {
         } catch {
             logger.log(.error, "\(file): \(error); alarms start afresh")
             return AlarmEngine.State()
+        }
+    }
+
+    /// The wall clock's unexplained shift an earlier run saw (`WallClockWatch.shiftText`);
+    /// zero when none was saved or the file is unreadable (said in the log).
+    func loadClockShift() -> Duration {
+        let file = path + "/clock-shift"
+        guard FileSystem.exists(path: file) else { return .zero }
+        let text = (try? FileSystem.readFile(path: file)).map { String(decoding: $0, as: UTF8.self) }
+        guard let text, let shift = WallClockWatch.shift(parsing: text) else {
+            logger.log(.warning, "\(file): not a whole number of seconds; retention ages rows by the wall clock as it reads")
+            return .zero
+        }
+        return shift
+    }
+
+    @discardableResult
+    func saveClockShift(_ watch: WallClockWatch) -> Bool {
+        do {
+            try AtomicFile.write(path: path + "/clock-shift", bytes: Array(watch.shiftText.utf8), mode: 0o600)
+            return true
+        } catch {
+            logger.log(.error, "cannot save the clock's shift: \(error)")
+            return false
         }
     }
 

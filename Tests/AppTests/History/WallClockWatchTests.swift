@@ -36,4 +36,31 @@ import Testing
         let back = try #require(stepBack)
         #expect(back.to - back.from == .seconds(-86_400))
     }
+
+    @Test func theShiftOfAStepAheadIsKeptForTheNextRun() throws {
+        var watch = WallClockWatch(earliestBelievable: Self.believable)
+        _ = watch.observe(monotonic: t(0), wall: WallClockTime(secondsSinceEpoch: 1_790_000_000))
+        _ = watch.observe(monotonic: t(60), wall: WallClockTime(secondsSinceEpoch: 1_790_086_460))
+        #expect(watch.shiftText == "86400\n")
+        let restored = try #require(WallClockWatch.shift(parsing: watch.shiftText))
+        // The next run starts on the clock that is still a day ahead: nothing steps, and
+        // retention still ages rows by the clock as it ran before the step.
+        var next = WallClockWatch(earliestBelievable: Self.believable, unexplainedShift: restored)
+        #expect(next.observe(monotonic: t(5), wall: WallClockTime(secondsSinceEpoch: 1_790_090_000)) == nil)
+        #expect(next.retentionTime(wall: WallClockTime(secondsSinceEpoch: 1_790_090_000)) == WallClockTime(secondsSinceEpoch: 1_790_003_600))
+        // Put right in that run: the step back cancels it.
+        _ = next.observe(monotonic: t(65), wall: WallClockTime(secondsSinceEpoch: 1_790_003_660))
+        #expect(next.unexplainedShift == .zero)
+        #expect(next.retentionTime(wall: WallClockTime(secondsSinceEpoch: 1_790_003_660)) == WallClockTime(secondsSinceEpoch: 1_790_003_660))
+    }
+
+    @Test(arguments: ["", "x\n", "1.5\n", "86400\n\n", " 86400\n"])
+    func anythingButWholeSecondsIsRefused(text: String) {
+        #expect(WallClockWatch.shift(parsing: text) == nil)
+    }
+
+    @Test func aShiftBackIsKeptTooSoThatPuttingItRightCancelsIt() {
+        #expect(WallClockWatch.shift(parsing: "-86400\n") == .seconds(-86_400))
+        #expect(WallClockWatch.shift(parsing: "0") == .zero)
+    }
 }
