@@ -8,7 +8,7 @@ extension Interop {
     /// hardware again (a chip that appears later is taken: `scripts/kernel-test`, gpio-sim).
     @Suite struct FaultFaceInteropTests {
         @Test(.enabled(if: noGPIOChip, "this machine has a /dev/gpiochip*: the face would open"))
-        func aGPIOFaceThatCannotBeOpenedIsAFaultShownEverywhere() throws {
+        func aFaceWhoseLinesCannotBeOpenedIsAFaultShownEverywhere() throws {
             let state = try StateDirectory()
             let config = try state.writeConfig("[face]\nbackend = \"gpio\"\nboard = \"pi-zero-2w\"\n")
             let socket = state.url.path + "/status.sock"
