@@ -383,10 +383,16 @@ class SimulatedChip:
         for offset, line_name in names.items():
             os.mkdir(os.path.join(bank, f"line{offset}"))
             self._write(os.path.join(bank, f"line{offset}", "name"), line_name)
-        self._write(os.path.join(self.directory, "live"), "1")
-        self.device = self._read(os.path.join(self.directory, "dev_name"))
-        self.chip = self._read(os.path.join(bank, "chip_name"))
-        self.sysfs = f"/sys/devices/platform/{self.device}/{self.chip}"
+        self.set_live(True)
+
+    def set_live(self, live: bool) -> None:
+        """Registers the chip with the kernel, or removes it (even with lines requested: their
+        holders' ioctls then fail with ENODEV); it comes back as a new gpiochip."""
+        self._write(os.path.join(self.directory, "live"), "1" if live else "0")
+        if live:
+            self.device = self._read(os.path.join(self.directory, "dev_name"))
+            self.chip = self._read(os.path.join(self.directory, "bank0", "chip_name"))
+            self.sysfs = f"/sys/devices/platform/{self.device}/{self.chip}"
 
     @staticmethod
     def _write(path: str, value: str) -> None:
@@ -516,6 +522,7 @@ class GPIO:
             return
         if waiting:
             self.face_arrives(waiting, made)
+            self.face_vanishes(chip, waiting)
         self.platform_tests()
         self.alarm_test(chip)
         self.button_press(chip)
@@ -553,9 +560,9 @@ class GPIO:
         return path
 
     @staticmethod
-    def face_fault(vigil: Child, change: str) -> bool:
+    def face_fault(vigil: Child, change: str, since: float = 0.0) -> bool:
         return any(e.get("event") == "alarm" and e.get("alarm") == "fault:face-failing" and e.get("change") == change
-                   for e in vigil.json_lines())
+                   for e in vigil.json_lines(since))
 
     def face_missing(self) -> Child | None:
         # vigil run started before the board's chip exists (udev late at boot, a HAT driver not
@@ -585,6 +592,30 @@ class GPIO:
             f"the chip made {time.monotonic() - made:.0f} s before: vigil opened it and cleared the fault "
             f"({opened[0][-90:] if opened else ''})",
             f"cleared={bool(cleared)} alive={vigil.alive()} opened={opened}; {vigil.tail()}")
+
+    def face_vanishes(self, chip: SimulatedChip, vigil: Child) -> None:
+        # The chip goes away under the running vigil, lines held (the LED is blinking the
+        # no-controller fault, so writes go on): the face fault is raised. It comes back as a
+        # new gpiochip: vigil closes the old lines and opens the new ones within the retry.
+        gone = time.monotonic()
+        chip.set_live(False)
+        raised = wait_for(lambda: self.face_fault(vigil, "raised", gone) or not vigil.alive(), 30)
+        raised_after = time.monotonic() - gone
+        chip.set_live(True)
+        back = time.monotonic()
+        cleared = wait_for(lambda: self.face_fault(vigil, "cleared", back) or not vigil.alive(), 100)
+        log = vigil.stderr_text().splitlines()
+        again = [l for l in log if "face: opening gpio" in l and l.endswith(" again")]
+        opened = [l for l in log if "face: gpio" in l and l.endswith(" opened")]
+        ok = self.face_fault(vigil, "raised", gone) and self.face_fault(vigil, "cleared", back) and vigil.alive() \
+            and len(again) >= 1 and len(opened) >= 2
+        self.report.check(
+            "gpio.face-vanished", ok,
+            f"the chip removed under vigil: fault:face-failing raised {raised_after:.1f} s later; back as "
+            f"/dev/{chip.chip}: lines opened again and the fault cleared {time.monotonic() - back:.0f} s later "
+            f"({again[-1][-60:] if again else ''})",
+            f"raised={bool(raised)} cleared={bool(cleared)} alive={vigil.alive()} again={again} opened={opened}; "
+            f"{vigil.tail()}")
         # Its lines must be free for the checks that follow.
         vigil.stop(signal.SIGTERM, 20)
 

@@ -3,18 +3,22 @@ import Platform
 
 /// The face fault: the buzzer, LED or button that cannot be driven is an alarm of its own,
 /// shown by whatever still works (the other line, the log, `vigil status`, systemd's status
-/// line), and face hardware missing at start is tried again rather than given up on.
+/// line), and face hardware that is missing or failing is opened again rather than given up
+/// on.
 extension ApplianceSession {
-    /// How often hardware that could not be opened is tried again: a chip whose permissions
-    /// udev has not set yet at boot is the common case, a minute is soon enough for it, and a
-    /// failed attempt logs a line.
+    /// How often hardware that is missing or failing is opened again: a chip whose
+    /// permissions udev has not set yet at boot, or a chip that went away and came back, is
+    /// found within a minute, and a failed attempt logs a line.
     static let faceRetryInterval: Duration = .seconds(60)
 
-    /// The configured face hardware could not be opened (FaceDevices logged why): the fault
-    /// is raised at the next turn and `open` is tried again every `faceRetryInterval`.
-    mutating func faceDidNotOpen(retry open: @escaping () -> (any FaceDevice)?, at now: MonotonicInstant) {
+    /// The face is hardware (`[face] backend = "gpio"`) that `open` opens, again if need be;
+    /// `device` is what opened at start, nil if it could not be (FaceDevices logged why): the
+    /// fault is raised at the next turn and `open` tried again every `faceRetryInterval`.
+    mutating func faceIsHardware(opened device: (any FaceDevice)?, reopen open: @escaping () -> (any FaceDevice)?,
+                                 at now: MonotonicInstant) {
+        self.device = device
         faceOpener = open
-        nextFaceOpen = now + Self.faceRetryInterval
+        nextFaceOpen = device == nil ? now + Self.faceRetryInterval : nil
     }
 
     /// What is wrong with the face now, nil when nothing is.
@@ -23,28 +27,38 @@ extension ApplianceSession {
         return faceOpener == nil ? nil : "the face hardware could not be opened (the reason is logged above)"
     }
 
-    /// When the session must look at the face: a retry due, or a failure (or a recovery) the
-    /// alarms have not heard yet, found by the last write to a line.
+    /// When the session must look at the face: a failure (or a recovery) the alarms have not
+    /// heard yet, found by the last write to a line, or a reopening due.
     var nextFaceCheck: MonotonicInstant? {
         guard face != nil else { return nil }
         if faceFailure != faceFailureReported { return SystemClock.monotonicNow() }
-        return faceOpener == nil ? nil : nextFaceOpen
+        return nextFaceOpen
     }
 
-    /// Tries the hardware again when due, then tells the alarms if the face's failure changed.
+    /// Tells the alarms when the face's failure changed, and opens failing or missing
+    /// hardware again once it has failed for `faceRetryInterval`. The old device is closed
+    /// first (its lines must be free to be requested again): a line that fails to write is
+    /// no use, and a chip that went away is a new chip when it comes back.
     mutating func checkFace(at now: MonotonicInstant) {
         guard face != nil else { return }
-        if let open = faceOpener, nextFaceOpen.map({ now >= $0 }) ?? true {
+        if let open = faceOpener, let due = nextFaceOpen, now >= due {
+            nextFaceOpen = nil
+            if let old = device {
+                logger.log(.notice, "face: opening \(old.name) again")
+                old.close()
+                device = nil
+            }
             if let opened = open() {
                 device = opened
-                faceOpener = nil
-                nextFaceOpen = nil
                 logger.log(.notice, "face: \(opened.name) opened")
-            } else {
-                nextFaceOpen = now + Self.faceRetryInterval
             }
         }
         let failure = faceFailure
+        if faceOpener != nil, failure != nil, nextFaceOpen == nil {
+            nextFaceOpen = now + Self.faceRetryInterval
+        } else if failure == nil {
+            nextFaceOpen = nil
+        }
         guard failure != faceFailureReported else { return }
         if let failure {
             logger.log(.error, "face: \(failure); the face fault is raised")

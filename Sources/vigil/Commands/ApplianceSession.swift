@@ -18,8 +18,8 @@ struct ApplianceSession: HostSession {
     /// its hardware could not be had (`faceOpener`): the alarms still run, are logged and kept
     /// in the state directory.
     var device: (any FaceDevice)?
-    /// Opens the configured face hardware that could not be opened at start; tried again
-    /// every `faceRetryInterval` until it opens (ApplianceSession+Face).
+    /// Opens the face's hardware (GPIO) again when it is missing or failing, at
+    /// `nextFaceOpen` (ApplianceSession+Face); nil for a face that is not hardware.
     var faceOpener: (() -> (any FaceDevice)?)?
     var nextFaceOpen: MonotonicInstant?
     /// The face's failure as the alarms last heard it: the face fault is raised while set.

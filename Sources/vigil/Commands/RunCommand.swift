@@ -83,9 +83,11 @@ struct RunCommand: ParsableCommand {
             StandardError.write("\(config): \(error)")
             throw ExitCode(78)
         }
-        session.device = FaceDevices.open(faceSetup, logger: logger)
-        if session.device == nil, case .gpio = faceSetup.backend {
-            session.faceDidNotOpen(retry: { FaceDevices.open(faceSetup, logger: logger) }, at: now)
+        if case .gpio = faceSetup.backend {
+            session.faceIsHardware(opened: FaceDevices.open(faceSetup, logger: logger),
+                                   reopen: { FaceDevices.open(faceSetup, logger: logger) }, at: now)
+        } else {
+            session.device = FaceDevices.open(faceSetup, logger: logger)
         }
         session.face = ApplianceFace(alarms: alarms, drive: faceSetup.sequencerDrive, actions: faceSetup.buttonActions, at: now,
                                      buttonPressedAtBoot: session.device?.isButtonPressedAtBoot ?? false)
