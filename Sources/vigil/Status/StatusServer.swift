@@ -9,9 +9,9 @@ import Platform
 /// The owner's poll loop drives it, as it drives `SerialExportServer`:
 /// - register `descriptors` for reading (the listener and clients still sending their request);
 /// - call `readable(_:at:answer:)` for any event on one of them;
-/// - while `wantsToWrite`, call `writable(at:)` each turn (come back within ~20 ms): answers go
-///   out with non-blocking sends, `bytesPerTurn` at most, and a client that does not read is
-///   dropped at its deadline;
+/// - register `writeDescriptors` for room to write and call `writable(at:)` when one has it:
+///   answers go out with non-blocking sends, `bytesPerTurn` at most, and a client that does
+///   not read is dropped at its deadline;
 /// - call `handleDeadline(at:)` at `nextDeadline`; `close()` at the end.
 ///
 /// Nothing here may hold the loop: a client that connects and says nothing is dropped after
@@ -74,8 +74,6 @@ final class StatusServer {
         (listener.map { [$0.fileDescriptor] } ?? []) + clients.filter { !$0.isAnswering }.map(\.transport.fileDescriptor)
     }
 
-    var wantsToWrite: Bool { clients.contains { $0.isAnswering } }
-
     /// The clients with an answer still to send: watched for room to write.
     var writeDescriptors: [Int32] { clients.filter(\.isAnswering).map(\.transport.fileDescriptor) }
 
@@ -118,7 +116,7 @@ final class StatusServer {
     /// The loop's once-a-turn call: drops clients whose time is up and sends what can go.
     func endOfTurn(at now: MonotonicInstant) {
         if let due = nextDeadline, now >= due { handleDeadline(at: now) }
-        if wantsToWrite { writable(at: now) }
+        writable(at: now)
     }
 
     /// Writes what the clients' sockets take now; a finished answer closes its connection.
