@@ -24,13 +24,26 @@ import Testing
         #expect(store.commit() == .committed(rows: rows.count, duplicates: 0))
     }
 
-    @Test func aJumpOfADayAheadDoesNotPruneADayOfHeartRate() throws {
+    /// A history holding `thirtyOneDays`, its directory (kept alive with it), and the
+    /// monotonic instant the watch first sees noon at.
+    func thirtyOneDaysStore() throws -> (TemporaryDirectory, HistoryStore, MonotonicInstant) {
         let directory = try TemporaryDirectory()
         let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
         thirtyOneDays(store)
+        return (directory, store, MonotonicInstant(nanoseconds: 1_000_000_000))
+    }
+
+    /// A watch whose first reading is noon at `start`.
+    func watchingFromNoon(at start: MonotonicInstant) -> WallClockWatch {
         var watch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
-        let start = MonotonicInstant(nanoseconds: 1_000_000_000)
         _ = watch.observe(monotonic: start, wall: noon)
+        return watch
+    }
+
+    @Test func aJumpOfADayAheadDoesNotPruneADayOfHeartRate() throws {
+        let (directory, store, start) = try thirtyOneDaysStore()
+        defer { withExtendedLifetime(directory) {} }
+        var watch = watchingFromNoon(at: start)
         #expect(try store.prune(now: watch.retentionTime(wall: noon), budget: 10_000).deleted == 24, "the 31st day goes, as every day")
         let before = try store.counts().readings
         #expect(before == [.heartRate: 720, .glucose: 744])
@@ -51,12 +64,9 @@ import Testing
     /// `vigil run` keeps the watch's shift in the state directory (`clock-shift`): after a
     /// restart on the clock that is still a day ahead, pruning still spares that day.
     @Test func aJumpOfADayAheadThenARestartStillDoesNotPruneADay() throws {
-        let directory = try TemporaryDirectory()
-        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
-        thirtyOneDays(store)
-        var watch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
-        let start = MonotonicInstant(nanoseconds: 1_000_000_000)
-        _ = watch.observe(monotonic: start, wall: noon)
+        let (directory, store, start) = try thirtyOneDaysStore()
+        defer { withExtendedLifetime(directory) {} }
+        var watch = watchingFromNoon(at: start)
         _ = try store.prune(now: watch.retentionTime(wall: noon), budget: 10_000)
         let jumped = noon + Self.day + .seconds(60)
         _ = watch.observe(monotonic: start + .seconds(60), wall: jumped)
@@ -73,12 +83,9 @@ import Testing
     }
 
     @Test func aJumpOfADayBackDeletesNothingExtra() throws {
-        let directory = try TemporaryDirectory()
-        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
-        thirtyOneDays(store)
-        var watch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
-        let start = MonotonicInstant(nanoseconds: 1_000_000_000)
-        _ = watch.observe(monotonic: start, wall: noon)
+        let (directory, store, start) = try thirtyOneDaysStore()
+        defer { withExtendedLifetime(directory) {} }
+        var watch = watchingFromNoon(at: start)
         let back = noon - Self.day + .seconds(60)
         let stepBack = watch.observe(monotonic: start + .seconds(60), wall: back)
         #expect(stepBack != nil)

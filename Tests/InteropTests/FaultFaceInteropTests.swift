@@ -12,17 +12,12 @@ extension Interop {
             let state = try StateDirectory()
             let config = try state.writeConfig("[face]\nbackend = \"gpio\"\nboard = \"pi-zero-2w\"\n")
             let socket = state.url.path + "/status.sock"
-            let notifySocket = "/tmp/vigil-face-\(UUID().uuidString.prefix(8)).notify"
-            let notifications = try NotificationReceiver(path: notifySocket)
-            defer { try? FileManager.default.removeItem(atPath: notifySocket) }
-            var environment = ProcessInfo.processInfo.environment
-            environment["NOTIFY_SOCKET"] = notifySocket
-            environment.removeValue(forKey: "WATCHDOG_USEC")
+            let notifications = try NotificationReceiver()
             // No controller either (nothing listens on port 1): the face fault must not wait
             // for a radio, a board with neither is exactly when it matters.
             let run = try BackgroundVigil(["run", "--config", config.path, "--hci", "tcp:127.0.0.1:1", "--state-dir", state.url.path,
                                            "--status-socket", socket, "--events-json", "--log-level", "info", "--seconds", "30"],
-                                          environment: environment)
+                                          environment: notifications.vigilEnvironment)
             defer { run.stop() }
             let raised: (JSONObject) -> Bool = {
                 $0.string("event") == "alarm" && $0.string("alarm") == "fault:face-failing" && $0.string("change") == "raised"

@@ -58,14 +58,9 @@ extension Interop {
             let fixture = try HistoryFixture(glucose: 20_000, heartRate: 5_000)
             let pair = try PseudoTerminal.openPair()
             let config = try fixture.writeSerialExportConfig(serialPort: pair.secondaryPath)
-            let socketPath = "/tmp/vigil-fault-\(UUID().uuidString.prefix(8)).notify"
-            let notifications = try NotificationReceiver(path: socketPath)
-            defer { try? FileManager.default.removeItem(atPath: socketPath) }
-            var environment = ProcessInfo.processInfo.environment
-            environment["NOTIFY_SOCKET"] = socketPath
-            environment.removeValue(forKey: "WATCHDOG_USEC")
+            let notifications = try NotificationReceiver()
             let run = try BackgroundVigil(["run", "--config", config, "--hci", "tcp:127.0.0.1:1", "--log-level", "info", "--seconds", "120"],
-                                          environment: environment)
+                                          environment: notifications.vigilEnvironment)
             #expect(run.waitForLog("serial export: listening on \(pair.secondaryPath)"), "\(run.summary)")
 
             try pair.primary.write(Array("EXPORT csv\r".utf8))
@@ -108,6 +103,24 @@ extension Interop {
 /// An AF_UNIX datagram socket bound at a path, standing in for systemd's NOTIFY_SOCKET.
 final class NotificationReceiver {
     let fd: Int32
+    /// Set by the convenience init, which removes the socket file again at deinit.
+    private var ownedPath: String?
+
+    /// At a fresh path in /tmp (sun_path is short), removed again with the receiver.
+    convenience init() throws {
+        let path = "/tmp/vigil-\(UUID().uuidString.prefix(8)).notify"
+        try self.init(path: path)
+        ownedPath = path
+    }
+
+    /// This process's environment with NOTIFY_SOCKET pointing here and no watchdog: what a
+    /// Type=notify unit gives vigil, without the watchdog's pings in the way.
+    var vigilEnvironment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = ownedPath
+        environment.removeValue(forKey: "WATCHDOG_USEC")
+        return environment
+    }
 
     init(path: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -127,7 +140,10 @@ final class NotificationReceiver {
         }
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        if let ownedPath { try? FileManager.default.removeItem(atPath: ownedPath) }
+    }
 
     /// One datagram, or nil when none came within the timeout.
     func receive(timeoutMilliseconds: Int32) -> String? {

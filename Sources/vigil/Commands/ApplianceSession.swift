@@ -406,24 +406,12 @@ extension StateDirectory {
 
     @discardableResult
     func saveClockShift(_ watch: WallClockWatch) -> Bool {
-        do {
-            try AtomicFile.write(path: path + "/clock-shift", bytes: Array(watch.shiftText.utf8), mode: 0o600)
-            return true
-        } catch {
-            logger.log(.error, "cannot save the clock's shift: \(error)")
-            return false
-        }
+        save("clock-shift", watch.shiftText, what: "cannot save the clock's shift")
     }
 
     @discardableResult
     func saveAlarmState(_ state: AlarmEngine.State, at now: MonotonicInstant) -> Bool {
-        do {
-            try AtomicFile.write(path: path + "/alarm-state", bytes: Array(state.text(at: now).utf8), mode: 0o600)
-            return true
-        } catch {
-            logger.log(.error, "cannot save the alarm state: \(error)")
-            return false
-        }
+        save("alarm-state", state.text(at: now), what: "cannot save the alarm state")
     }
 
     /// Drivers' state between runs: one `device<TAB>key<TAB>value` line each (names may hold spaces).
@@ -448,13 +436,7 @@ extension StateDirectory {
         for (device, values) in states.sorted(by: { $0.key < $1.key }) {
             for (key, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(device.rawValue)\t\(key)\t\(value)\n" }
         }
-        do {
-            try AtomicFile.write(path: path + "/driver-state", bytes: Array(text.utf8), mode: 0o600)
-            return true
-        } catch {
-            logger.log(.error, "cannot save transmitter state: \(error)")
-            return false
-        }
+        return save("driver-state", text, what: "cannot save transmitter state")
     }
 
     func loadRemembered() -> RememberedTransmitters {
@@ -470,11 +452,17 @@ extension StateDirectory {
 
     @discardableResult
     func saveRemembered(_ remembered: RememberedTransmitters) -> Bool {
+        save("transmitters", remembered.serialized, what: "cannot save remembered transmitters")
+    }
+
+    /// `text` written atomically (mode 0600) to `name` in the directory; false after logging
+    /// "`what`: why" when it could not be, which the session turns into the storage fault.
+    private func save(_ name: String, _ text: String, what: String) -> Bool {
         do {
-            try AtomicFile.write(path: path + "/transmitters", bytes: Array(remembered.serialized.utf8), mode: 0o600)
+            try AtomicFile.write(path: path + "/" + name, bytes: Array(text.utf8), mode: 0o600)
             return true
         } catch {
-            logger.log(.error, "cannot save remembered transmitters: \(error)")
+            logger.log(.error, "\(what): \(error)")
             return false
         }
     }
