@@ -5,12 +5,11 @@ extension BoardProfile {
     /// Parses a board file's text (the caller reads the file: App does no I/O). Throws every
     /// problem found, line-numbered, with did-you-mean hints for misspelt keys.
     public init(parsing text: String) throws(ConfigurationErrors) {
-        let root: TOML.Table
-        do throws(TOML.SyntaxErrors) {
-            root = try TOML.parse(text)
-        } catch {
-            throw ConfigurationErrors(error.errors.map(ConfigurationError.init))
-        }
+        try self.init(reading: TOML.parseForConfiguration(text))
+    }
+
+    /// Checks a parsed board file against its schema.
+    public init(reading root: TOML.Table) throws(ConfigurationErrors) {
         var reader = BoardReader()
         let profile = reader.read(root)
         if let profile, reader.errors.isEmpty {

@@ -83,3 +83,15 @@ public struct ConfigurationErrors: Error, Equatable, Sendable, CustomStringConve
 
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }
+
+extension TOML {
+    /// `parse(_:)` with its syntax errors as configuration errors, which is how the
+    /// configuration and board readers report a file that is not TOML at all.
+    public static func parseForConfiguration(_ text: String) throws(ConfigurationErrors) -> Table {
+        do throws(SyntaxErrors) {
+            return try parse(text)
+        } catch {
+            throw ConfigurationErrors(error.errors.map(ConfigurationError.init))
+        }
+    }
+}

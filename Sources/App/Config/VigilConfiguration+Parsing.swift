@@ -21,12 +21,13 @@ extension VigilConfiguration {
     /// half-read file would mislead). `knownDeviceTypes` are the transmitter type names the
     /// registry offers; `[[device]] type` must be one of them.
     public init(parsing text: String, knownDeviceTypes: [String]) throws(ConfigurationErrors) {
-        let root: TOML.Table
-        do throws(TOML.SyntaxErrors) {
-            root = try TOML.parse(text)
-        } catch {
-            throw ConfigurationErrors(error.errors.map(ConfigurationError.init))
-        }
+        try self.init(reading: TOML.parseForConfiguration(text), knownDeviceTypes: knownDeviceTypes)
+    }
+
+    /// Validates a parsed file against the schema: a complete configuration, or every error
+    /// found. `init(parsing:knownDeviceTypes:)` is this after `TOML.parse`; the fuzz target
+    /// parses once and reads the one table as both a configuration and a board file.
+    public init(reading root: TOML.Table, knownDeviceTypes: [String]) throws(ConfigurationErrors) {
         var reader = SchemaReader(knownDeviceTypes: knownDeviceTypes)
         self = reader.read(root)
         if !reader.errors.isEmpty {
