@@ -130,6 +130,99 @@ extension Interop {
             #expect(storedBPM == reported.compactMap { $0.int("bpm") }, "the stored heart rates differ from the reported ones")
         }
 
+        /// Another process holds the history's write lock (a `sqlite3` shell left inside a
+        /// transaction): every commit fails with SQLITE_BUSY while the state directory beside
+        /// it saves fine. The fault is raised and stays raised: the alarm state saved because
+        /// of it, which works, must not clear it (one storage fault covers every write, and it
+        /// used to follow whichever write came last). The lock goes, the rows that waited are
+        /// committed, and only then the fault clears.
+        @Test func aHistoryLockedByAnotherProcessKeepsTheFaultWhileTheStateFilesSave() throws {
+            let rig = try Rig.launch(arguments: ["--rate-hz", "10"])
+            defer { rig.stop() }
+            let state = try StateDirectory()
+            let database = state.url.appendingPathComponent("history.sqlite").path
+            let configDirectory = try StateDirectory()
+            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 60)
+            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
+
+            // The venv's python has sqlite3; it holds the write lock until its stdin closes.
+            let locker = Process()
+            locker.executableURL = InteropEnvironment.pythonPath
+            locker.arguments = ["-c", """
+                import sqlite3, sys
+                c = sqlite3.connect(sys.argv[1], isolation_level=None)
+                c.execute("BEGIN EXCLUSIVE")
+                print("locked", flush=True)
+                sys.stdin.read()
+                c.execute("ROLLBACK")
+                """, database]
+            let lockerInput = Pipe()
+            let lockerOutput = Pipe()
+            locker.standardInput = lockerInput
+            locker.standardOutput = lockerOutput
+            try locker.run()
+            defer { if locker.isRunning { locker.terminate() } }
+            let said = String(decoding: lockerOutput.fileHandleForReading.availableData, as: UTF8.self)
+            try #require(said.hasPrefix("locked"), "the lock was not taken: \(said)")
+
+            let raised = vigil.wait(upTo: .seconds(10)) { vigil.events.contains(where: Self.isAlarm("raised")) }
+            try #require(raised, "no storage fault while the history is locked\n\(vigil.summary)")
+            #expect(vigil.waitForLog("rows kept in memory"), "\(vigil.summary)")
+            // The alarm state, with the fault in it, was saved fine beside the locked history.
+            let alarmState = state.url.appendingPathComponent("alarm-state")
+            #expect(vigil.wait(upTo: .seconds(5)) {
+                (try? String(contentsOf: alarmState, encoding: .utf8))?.contains("fault:storage-failing") == true
+            }, "the alarm state was not saved with the fault\n\(vigil.summary)")
+            // More readings, each turn's commit refused: still raised.
+            let duringFault = Self.heartRateEvents(vigil.events).count
+            #expect(vigil.wait(upTo: .seconds(15)) { Self.heartRateEvents(vigil.events).count >= duringFault + 5 }, "\(vigil.summary)")
+            #expect(!vigil.events.contains(where: Self.isAlarm("cleared")), "a saved state file hid the locked history\n\(vigil.summary)")
+
+            try lockerInput.fileHandleForWriting.close()
+            locker.waitUntilExit()
+            let cleared = vigil.wait(upTo: .seconds(10)) { vigil.events.contains(where: Self.isAlarm("cleared")) }
+            #expect(cleared, "the fault did not clear once the lock went\n\(vigil.summary)")
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit()
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+            let reported = Self.heartRateEvents(vigil.events)
+            #expect(try Self.storedHeartRates(database).count == reported.count)
+        }
+
+        /// The remembered-transmitters file cannot be saved (a directory stands where it goes)
+        /// while the history commits fine beside it: the fault is raised when the address is
+        /// first remembered and stays raised through every good commit; the save is tried
+        /// again every 10 s, and once the way is clear the address is saved and the fault clears.
+        @Test func aStateFileThatCannotBeSavedIsTriedAgainAndKeepsTheFaultUntilItIs() throws {
+            let rig = try Rig.launch(arguments: ["--rate-hz", "10"])
+            defer { rig.stop() }
+            let state = try StateDirectory()
+            let transmitters = state.url.appendingPathComponent("transmitters").path
+            try FileManager.default.createDirectory(atPath: transmitters, withIntermediateDirectories: false)
+            let configDirectory = try StateDirectory()
+            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 60)
+            #expect(vigil.wait(upTo: .seconds(20)) { vigil.events.contains { $0.string("event") == "remembered" } }, "\(vigil.summary)")
+            let raised = vigil.wait(upTo: .seconds(5)) { vigil.events.contains(where: Self.isAlarm("raised")) }
+            try #require(raised, "no storage fault when the address could not be saved\n\(vigil.summary)")
+            #expect(vigil.waitForLog("cannot save remembered transmitters"), "\(vigil.summary)")
+            // Readings go on being committed for a while: the fault stays.
+            let duringFault = Self.heartRateEvents(vigil.events).count
+            #expect(vigil.wait(upTo: .seconds(10)) { Self.heartRateEvents(vigil.events).count >= duringFault + 30 }, "\(vigil.summary)")
+            #expect(!vigil.events.contains(where: Self.isAlarm("cleared")), "good commits hid the unsaved address\n\(vigil.summary)")
+
+            try FileManager.default.removeItem(atPath: transmitters)
+            let cleared = vigil.wait(upTo: .seconds(15)) { vigil.events.contains(where: Self.isAlarm("cleared")) }
+            #expect(cleared, "the fault did not clear once the address could be saved\n\(vigil.summary)")
+            let address = try #require(vigil.events.first { $0.string("event") == "remembered" }?.string("address"))
+            let saved = (try? String(contentsOfFile: transmitters, encoding: .utf8)) ?? ""
+            #expect(saved.contains(address), "the address \(address) was not saved on the retry: \(saved)")
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit()
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+            let reported = Self.heartRateEvents(vigil.events)
+            #expect(try Self.storedHeartRates(state.url.appendingPathComponent("history.sqlite").path).count == reported.count)
+        }
+
         /// A history that is not a database at start: moved aside (kept for a person, byte for
         /// byte), a fresh one started and written, and the fault raised and kept raised for the
         /// whole run although writing works: months of readings were set aside.

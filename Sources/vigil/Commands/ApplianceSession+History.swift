@@ -14,7 +14,7 @@ extension ApplianceSession {
         } catch {
             logger.log(.error, "history: cannot open \(path): \(error); readings wait in memory and it is tried again in \(HistoryReopening.firstDelay)")
             historyReopening = HistoryReopening(path: path, failedAt: now)
-            storageFailed(at: now)
+            stored(.history, false, at: now)
             if serialExportAwaitingHistory != nil { logger.log(.warning, "serial export: waits for the history to open") }
         }
     }
@@ -45,15 +45,16 @@ extension ApplianceSession {
         let attempts = reopening.attempts + 1
         let dropped = reopening.dropped
         let rows = reopening.replay(into: opened)
-        historyReopening = nil  // before `stored(true)` below, which it would ignore
+        historyReopening = nil  // before `stored(.history, true)` below, which it would ignore
         logger.log(.notice, "history: opened \(reopening.path) at attempt \(attempts); \(rows) rows that waited in memory are written"
             + (dropped > 0 ? " (\(dropped) older ones did not fit and are lost)" : ""))
         adopt(opened, at: now)
         switch opened.commit() {
         case .nothingPending, .committed:
-            stored(true, at: now)
+            stored(.history, true, at: now)
         case let .failed(error, pending, _):
-            // The normal turn retries the commit and keeps the fault raised meanwhile.
+            // `.history` stays failing from the failed open: the normal turn retries the
+            // commit and keeps the fault raised meanwhile.
             logger.log(.error, "history: cannot write (\(error)); \(pending) rows kept in memory")
         }
         for jump in clockStepsWhileClosed { redate(opened, jump) }
@@ -75,7 +76,7 @@ extension ApplianceSession {
         case let .recreatedAfterCorruption(movedTo, reason):
             logger.log(.error, "history: \(history.path) was corrupt (\(reason)); moved to \(movedTo), a fresh history is started")
             historyWasCorrupt = true
-            storageFailed(at: now)
+            stored(.history, false, at: now)
         case .created:
             logger.log(.notice, "history: created \(history.path)")
         case let .opened(version):

@@ -47,6 +47,10 @@ struct ApplianceSession: HostSession {
     var historyWasCorrupt = false
     /// A history that could not be opened, tried again with backoff; what arrives waits here.
     var historyReopening: HistoryReopening?
+    /// What failed at its last write (ApplianceSession+Storage): the storage fault stands
+    /// while anything is here, and the state files in it are saved again every 10 s.
+    var failingStorage: Set<StoredState> = []
+    var nextSaveRetry: MonotonicInstant?
     /// Clock steps that set the clock while the history was not open: applied once it is.
     var clockStepsWhileClosed: [ClockJump] = []
     /// Makes the serial export (`[export] serial`) once there is a history to export: at start,
@@ -59,7 +63,7 @@ struct ApplianceSession: HostSession {
     /// Where the double press writes its bundle (`[export] usb`); nil when not configured.
     var usbMountPoint: String?
     var utcOffset: Duration = .zero
-    private var clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
+    var clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
     private var nextPrune: MonotonicInstant?
     /// The face's time never goes back: a button edge stamped by the kernel a moment before
     /// the face last ran is fed at that later time.
@@ -83,7 +87,7 @@ struct ApplianceSession: HostSession {
 
     var nextDeadline: MonotonicInstant? {
         earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
-                 serialExport?.nextDeadline, statusServer?.nextDeadline, nextFaceCheck,
+                 serialExport?.nextDeadline, statusServer?.nextDeadline, nextFaceCheck, nextSaveRetry,
                  notifier?.watchdogInterval.map { _ in nextWatchdog ?? SystemClock.monotonicNow() })
     }
 
@@ -165,6 +169,7 @@ struct ApplianceSession: HostSession {
             if serialExport.wantsToWrite, let fd = serialExport.descriptors.first { serialExport.writable(fd, at: now) }
         }
         statusServer?.endOfTurn(at: now)
+        retryFailedSaves(at: now)
         guard history != nil || historyReopening != nil else { return }
         let wallNow = SystemClock.wallNow()
         if let step = clockWatch.observe(monotonic: now, wall: wallNow) {
@@ -174,7 +179,7 @@ struct ApplianceSession: HostSession {
                 if let history { redate(history, jump) } else { clockStepsWhileClosed.append(jump) }
             } else {
                 // Kept for the next run: a restart on a clock still a day ahead must not prune.
-                stored(state?.saveClockShift(clockWatch), at: now)
+                stored(.clockShift, state?.saveClockShift(clockWatch), at: now)
             }
         }
         guard let history else {
@@ -186,10 +191,10 @@ struct ApplianceSession: HostSession {
             case .nothingPending:
                 break
             case .committed:
-                stored(true, at: now)
+                stored(.history, true, at: now)
             case let .failed(error, pending, dropped):
                 logger.log(.error, "history: cannot write (\(error)); \(pending) rows kept in memory" + (dropped > 0 ? ", \(dropped) dropped" : ""))
-                stored(false, at: now)
+                stored(.history, false, at: now)
             }
             report()
         }
@@ -236,7 +241,7 @@ struct ApplianceSession: HostSession {
         return t
     }
 
-    private mutating func report() {
+    mutating func report() {
         let now = SystemClock.monotonicNow()
         let wallNow = SystemClock.wallNow()
         checkFace(at: now)
@@ -261,11 +266,11 @@ struct ApplianceSession: HostSession {
                 logger.log(.info, event.logLine)
             case .rememberedAddress:
                 logger.log(.notice, event.logLine)
-                stored(state?.saveRemembered(appliance.remembered), at: now)
+                stored(.rememberedTransmitters, state?.saveRemembered(appliance.remembered), at: now)
             case .driverState(let device, let values):
                 logger.log(.info, event.logLine)
                 driverStates[device] = values
-                stored(state?.saveDriverStates(driverStates), at: now)
+                stored(.driverStates, state?.saveDriverStates(driverStates), at: now)
             case .alarm:
                 // On the console the line is already on the screen; the journal needs it loud.
                 logger.log(console ? .info : .warning, event.logLine)
@@ -280,7 +285,7 @@ struct ApplianceSession: HostSession {
             // Snoozes and quiet reminders change the state without an event: save on change.
             if face.alarms.engine.state != savedAlarmState {
                 savedAlarmState = face.alarms.engine.state
-                stored(state?.saveAlarmState(face.alarms.engine.state, at: now), at: now)
+                stored(.alarmState, state?.saveAlarmState(face.alarms.engine.state, at: now), at: now)
                 // A storage fault raised or cleared just now is an event of its own.
                 let storageEvents = self.face?.takeAlarmEvents() ?? []
                 record(.alarms(storageEvents, monotonicNow: now, wallNow: wallNow))
@@ -289,20 +294,6 @@ struct ApplianceSession: HostSession {
             flushFace(now: now)
         }
         StandardOutput.flush()
-    }
-
-    /// Whether a write to the state directory worked feeds the storage fault (nil: nothing written).
-    mutating func storageFailed(at now: MonotonicInstant) { stored(false, at: now) }
-
-    mutating func stored(_ succeeded: Bool?, at now: MonotonicInstant) {
-        guard let succeeded, face != nil else { return }
-        // A history found corrupt at start keeps its fault until a person acknowledges it:
-        // the next good write must not hide that months of readings were moved aside. A
-        // history not open yet keeps it until it opens: the remembered addresses saving fine
-        // beside it say nothing about the readings.
-        if succeeded, historyWasCorrupt || historyReopening != nil { return }
-        let t = at(now)
-        face?.update(at: t) { $0.storage(succeeded: succeeded, at: t) }
     }
 
     private mutating func announce(_ event: ApplianceEvent, now: MonotonicInstant, wallNow: WallClockTime) {

@@ -1,0 +1,66 @@
+import Clocks
+
+/// What the session writes to storage. Each can fail on its own: the history's commit when
+/// its database is locked, corrupt on one page or cannot grow its WAL, a small state file
+/// when it cannot be renamed into place. One storage fault covers them all, so it stands
+/// while any of them failed at its last write: a small file saving fine says nothing about
+/// readings that cannot be committed, and a commit working says nothing about the alarm
+/// state that could not be saved.
+enum StoredState: Hashable, CaseIterable {
+    case history
+    case alarmState
+    case rememberedTransmitters
+    case driverStates
+    case clockShift
+}
+
+extension ApplianceSession {
+    /// How long a state file that could not be saved waits before it is saved again. The
+    /// history needs no such retry: its rows stay pending, and every turn commits them.
+    static let saveRetryInterval = Duration.seconds(10)
+
+    /// Whether a write of `what` worked (nil: nothing was written, as in the demo) feeds the
+    /// storage fault: raised when any write fails, cleared only when nothing is failing.
+    mutating func stored(_ what: StoredState, _ succeeded: Bool?, at now: MonotonicInstant) {
+        guard let succeeded else { return }
+        if succeeded {
+            failingStorage.remove(what)
+        } else {
+            failingStorage.insert(what)
+            if what != .history, nextSaveRetry == nil { nextSaveRetry = now + Self.saveRetryInterval }
+        }
+        guard face != nil else { return }
+        // A history found corrupt at start keeps its fault until a person acknowledges it:
+        // the next good write must not hide that months of readings were moved aside. A
+        // history not open yet keeps it until it opens.
+        let healthy = failingStorage.isEmpty && !historyWasCorrupt && historyReopening == nil
+        let t = at(now)
+        face?.update(at: t) { $0.storage(succeeded: healthy, at: t) }
+    }
+
+    /// State files that failed are saved again, whole and as they are now, every
+    /// `saveRetryInterval`: the alarm state or a remembered address might otherwise wait for
+    /// its next change, and the fault with it, for days.
+    mutating func retryFailedSaves(at now: MonotonicInstant) {
+        guard let due = nextSaveRetry, now >= due else { return }
+        nextSaveRetry = nil
+        let retrying = failingStorage.subtracting([.history])
+        guard !retrying.isEmpty, let state else { return }
+        for what in StoredState.allCases where retrying.contains(what) {
+            switch what {
+            case .history:
+                break
+            case .alarmState:
+                stored(what, face.map { state.saveAlarmState($0.alarms.engine.state, at: now) }, at: now)
+            case .rememberedTransmitters:
+                stored(what, state.saveRemembered(appliance.remembered), at: now)
+            case .driverStates:
+                stored(what, state.saveDriverStates(driverStates), at: now)
+            case .clockShift:
+                stored(what, state.saveClockShift(clockWatch), at: now)
+            }
+        }
+        // A fault cleared (or raised) just now is announced, recorded and shown.
+        report()
+    }
+}
