@@ -95,6 +95,26 @@ public final class HistoryStore {
         }
     }
 
+    /// Opens an existing history only to read it, beside the appliance that writes it: `vigil
+    /// export`, `vigil report`, and the button's USB export on its own thread. Read-only, with
+    /// no check, no migration and no moving aside: a second opener that moved a file it found
+    /// corrupt would leave the running appliance writing into the moved file, and its next
+    /// start would find an empty history and raise nothing. A corrupt page met while reading
+    /// is an error of the read instead.
+    public static func openForReading(path: String) throws(HistoryError) -> HistoryStore {
+        let connection: SQLite.Connection
+        let version: Int
+        do throws(SQLiteError) {
+            connection = try SQLite.Connection(path: path, readOnly: true)
+            try connection.execute("PRAGMA cache_size = -512")
+            version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+        } catch { throw .sqlite(error) }
+        if version > HistorySchema.currentVersion { throw .newerSchema(found: version, newestKnown: HistorySchema.currentVersion) }
+        if version < HistorySchema.currentVersion { throw .olderSchema(found: version, current: HistorySchema.currentVersion) }
+        return HistoryStore(path: path, bootID: "reader", connection: connection, pendingLimit: defaultPendingLimit,
+                            outcome: .opened(fromVersion: version))
+    }
+
     init(path: String, bootID: String, connection: SQLite.Connection, pendingLimit: Int, outcome: OpenOutcome) {
         self.path = path
         self.bootID = bootID

@@ -269,6 +269,56 @@ import Testing
         let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
         #expect(store.commit() == .nothingPending)
     }
+
+    // MARK: openForReading: a second reader beside the appliance
+
+    /// A reader opened beside the writer sees what the writer has committed since, page by
+    /// page, and cannot write.
+    @Test func aReaderBesideTheWriterSeesItsCommitsAndCannotWrite() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        writer.append([RecordedReading(device: dexcom, value: .battery(Percent(50)!), wallTime: noon)])
+        #expect(writer.commit() == .committed(rows: 1, duplicates: 0))
+        let reader = try HistoryStore.openForReading(path: directory.database)
+        #expect(reader.outcome == .opened(fromVersion: HistorySchema.currentVersion))
+        #expect(Array(reader.readings()).count == 1)
+        writer.append([RecordedReading(device: dexcom, value: .battery(Percent(49)!), wallTime: noon + .seconds(60))])
+        #expect(writer.commit() == .committed(rows: 1, duplicates: 0))
+        #expect(Array(reader.readings()).count == 2)
+        reader.append([RecordedReading(device: polar, value: .battery(Percent(10)!), wallTime: noon)])
+        guard case .failed(.sqlite(let error), pending: 1, dropped: 0) = reader.commit() else {
+            Issue.record("a reader wrote")
+            return
+        }
+        #expect(error.code == 8, "SQLITE_READONLY")
+    }
+
+    /// A file it finds corrupt stays where it is, byte for byte: the appliance that writes it
+    /// decides, at its own start, what to do with it.
+    @Test func aReaderNeverMovesACorruptFileAside() throws {
+        let directory = try TemporaryDirectory()
+        let garbage = Array("this is not an SQLite database, just bytes on a card".utf8) + [UInt8](repeating: 0xA5, count: 8192)
+        try AtomicFile.write(path: directory.database, bytes: garbage)
+        #expect(throws: HistoryError.self) { try HistoryStore.openForReading(path: directory.database) }
+        #expect(try directory.files() == ["history.sqlite"])
+        #expect(try FileSystem.readFile(path: directory.database) == garbage)
+    }
+
+    /// Missing: an error, and no file made. An older schema: an error that says who migrates it.
+    @Test func aReaderNeitherCreatesNorMigrates() throws {
+        let directory = try TemporaryDirectory()
+        #expect(throws: HistoryError.self) { try HistoryStore.openForReading(path: directory.database) }
+        #expect(try directory.files() == [])
+        let writer = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        try writer.connection.execute("PRAGMA user_version = \(HistorySchema.currentVersion - 1)")
+        #expect(throws: HistoryError.olderSchema(found: HistorySchema.currentVersion - 1, current: HistorySchema.currentVersion)) {
+            try HistoryStore.openForReading(path: directory.database)
+        }
+        try writer.connection.execute("PRAGMA user_version = \(HistorySchema.currentVersion + 1)")
+        #expect(throws: HistoryError.newerSchema(found: HistorySchema.currentVersion + 1, newestKnown: HistorySchema.currentVersion)) {
+            try HistoryStore.openForReading(path: directory.database)
+        }
+    }
 }
 
 extension HistoryStore.OpenOutcome {

@@ -59,23 +59,20 @@ struct HistoryOptions: ParsableArguments {
         return (path, offset)
     }
 
-    /// Opens an existing history (never creates one: an export from a wrong path must say so,
-    /// not print an empty file). Exit 1 when it is missing or cannot be opened.
+    /// Opens an existing history only to read it (never creates one: an export from a wrong
+    /// path must say so, not print an empty file; never migrates or moves it aside: the
+    /// running appliance may be writing it, and only it decides what to do with a file it
+    /// finds corrupt). Exit 1 when it is missing or cannot be opened.
     static func openStore(path: String, command: String) throws -> HistoryStore {
         guard FileSystem.exists(path: path) else {
             StandardError.write("vigil \(command): no history at \(path) (use --state-dir or --database)")
             throw ExitCode(1)
         }
-        let store: HistoryStore
         do {
-            store = try HistoryStore.open(path: path)
+            return try HistoryStore.openForReading(path: path)
         } catch {
             StandardError.write("vigil \(command): cannot open the history \(path): \(error)")
             throw ExitCode(1)
         }
-        if case let .recreatedAfterCorruption(movedTo, reason) = store.outcome {
-            StandardError.write("vigil \(command): the history was corrupt (\(reason)): moved to \(movedTo); the new one is empty")
-        }
-        return store
     }
 }
