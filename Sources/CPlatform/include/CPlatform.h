@@ -8,6 +8,7 @@
 
 #include <netdb.h>
 #include <stdint.h>
+#include <sys/eventfd.h>  // not in Swift's Glibc module: BackgroundJob's completion signal
 #include <sys/types.h>
 
 // Linux Bluetooth socket ABI (BlueZ lib/bluetooth/bluetooth.h and lib/bluetooth/hci.h;
