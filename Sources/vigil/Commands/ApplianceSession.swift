@@ -39,7 +39,7 @@ struct ApplianceSession: HostSession {
     /// The alarm state last written, so it is written again only when it changes.
     private var savedAlarmState: AlarmEngine.State?
     private var nextClockCheck: MonotonicInstant?
-    private var lastStatus = ""
+    var lastStatus = ""
     private var startupCodeDropped = false
     /// The rolling history (issue 5); nil when it cannot be opened (the storage fault sounds).
     var history: HistoryStore?
@@ -62,6 +62,8 @@ struct ApplianceSession: HostSession {
     var statusServer: StatusServer?
     /// Where the double press writes its bundle (`[export] usb`); nil when not configured.
     var usbMountPoint: String?
+    /// The bundle being written on its own thread (ApplianceSession+USBExport); nil when none is.
+    var usbExportJob: BackgroundJob<USBExport.Result>?
     var utcOffset: Duration = .zero
     var clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
     private var nextPrune: MonotonicInstant?
@@ -91,7 +93,10 @@ struct ApplianceSession: HostSession {
                  notifier?.watchdogInterval.map { _ in nextWatchdog ?? SystemClock.monotonicNow() })
     }
 
-    var descriptors: [Int32] { (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) + (statusServer?.descriptors ?? []) }
+    var descriptors: [Int32] {
+        (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) + (statusServer?.descriptors ?? [])
+            + (usbExportJob.map { [$0.descriptor] } ?? [])
+    }
 
     /// An export still being sent on the serial port, a status answer on its socket: poll says
     /// when they take more, so a slow reader costs no wake-ups.
@@ -153,6 +158,12 @@ struct ApplianceSession: HostSession {
         }
         if let statusServer, statusServer.descriptors.contains(descriptor) {
             statusServer.readable(descriptor, at: now) { statusAnswer($0, board: statusServer.board, at: now) }
+            return
+        }
+        if let job = usbExportJob, descriptor == job.descriptor {
+            usbExportJob = nil
+            if let result = job.finish() { answerUSBExport(result) }
+            report()
             return
         }
         guard let device else { return }
@@ -218,6 +229,7 @@ struct ApplianceSession: HostSession {
     /// Buzzer and LED off, lines released, the terminal restored, the history's last rows written.
     func close() {
         do { try notifier?.send(["STOPPING=1"]) } catch { logger.log(.warning, "systemd notification: \(error)") }
+        stopUSBExport()
         device?.close()
         serialExport?.close()
         statusServer?.close()
@@ -303,30 +315,6 @@ struct ApplianceSession: HostSession {
             printLine(event.logLine)
         }
         logger.log(console ? .info : .warning, event.logLine)
-    }
-
-    /// The button's double press: the bundle (CSV, Nightscout JSON, the report) onto the stick,
-    /// written whole or not at all. A missing, full or read-only stick is said in the log and
-    /// on the status line; the alarms wait the few seconds it takes.
-    private mutating func exportToUSB() {
-        guard let mountPoint = usbMountPoint else {
-            logger.log(.notice, "button: double press, but no [export] usb mount point is configured")
-            return
-        }
-        guard let history else {
-            logger.log(.error, "button: double press, but the history is not open: nothing to export")
-            return
-        }
-        let bundle = USBBundle(now: SystemClock.wallNow(), utcOffset: utcOffset)
-        let result = USBExport.write(bundle, to: mountPoint, history: history)
-        logger.log(result.succeeded ? .notice : .error, "USB export: \(result)")
-        // Said with sound and light too: one beep and blink when the bundle is on the stick,
-        // three when it is not (the low and medium test bursts). An alarm sounding wins.
-        let answer = AlarmTestPattern.all.first { $0.priority == (result.succeeded ? .low : .medium) && !$0.escalated }
-        let t = at(SystemClock.monotonicNow())
-        if let answer { face?.playTest(answer, at: t) }
-        device?.show(status: result.succeeded ? "USB export done: \(result)" : "USB export FAILED: \(result)")
-        lastStatus = ""
     }
 
     /// Line writes to the device; button outcomes to the log; the status line refreshed.

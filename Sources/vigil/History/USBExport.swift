@@ -11,8 +11,9 @@ import Platform
 /// Refuses at once, before writing, when the mount point is missing, not a mount (an empty
 /// mount directory on the SD card: writing there would fill the card) or read-only; a full
 /// stick (ENOSPC) removes the partial folder. Returns a `Result` the caller shows on the LED.
-/// Synchronous: a bundle of a year takes a few seconds on a stick, during which the caller's
-/// loop does not turn (the lead's session decides whether to run it between turns).
+/// Synchronous: a bundle of a year and 30 days of 1 Hz heart rate is millions of rows, seconds
+/// to minutes on a slow stick, so `vigil run` calls it on a `BackgroundJob` (with its own
+/// read-only connection, `write(_:to:historyAt:)`) and its loop keeps sounding alarms.
 enum USBExport {
     /// What happened, for the LED and the log.
     enum Result: Equatable, CustomStringConvertible {
@@ -25,6 +26,8 @@ enum USBExport {
         /// Writing failed otherwise (I/O error, permission, a history read); the partial folder
         /// was removed where possible.
         case failed(reason: String)
+        /// Stopped part way (Vigil is stopping); the partial folder was removed.
+        case stopped(mountPoint: String)
 
         var succeeded: Bool { if case .written = self { true } else { false } }
 
@@ -34,14 +37,30 @@ enum USBExport {
             case let .refused(problem): "\(problem)"
             case let .full(mountPoint): "the stick at \(mountPoint) is full: nothing was written"
             case let .failed(reason): "the export failed: \(reason)"
+            case let .stopped(mountPoint): "the export to \(mountPoint) was stopped part way: nothing was written"
             }
         }
     }
 
+    /// The request to stop, seen between two pieces of a file.
+    struct Stopped: Error {}
+
+    /// `write(_:to:history:)` from the history at `path`, opened only to read it: what a
+    /// `BackgroundJob` runs beside the appliance that writes the same file.
+    static func write(_ bundle: USBBundle, to mountPoint: String, historyAt path: String, requireMountPoint: Bool = true,
+                      stopRequested: () -> Bool) -> Result {
+        let history: HistoryStore
+        do { history = try HistoryStore.openForReading(path: path) } catch {
+            return .failed(reason: "cannot read the history: \(error)")
+        }
+        return write(bundle, to: mountPoint, history: history, requireMountPoint: requireMountPoint, stopRequested: stopRequested)
+    }
+
     /// Writes `bundle` under `mountPoint` from `history`. `requireMountPoint: false` accepts any
-    /// directory (a folder on a stick; tests).
+    /// directory (a folder on a stick; tests). `stopRequested` is asked before each piece (a
+    /// page of readings); when it says stop, the partial folder is removed.
     static func write(_ bundle: USBBundle, to mountPoint: String, history: HistoryStore,
-                      requireMountPoint: Bool = true) -> Result {
+                      requireMountPoint: Bool = true, stopRequested: () -> Bool = { false }) -> Result {
         do throws(MountedVolume.Problem) {
             _ = try MountedVolume.inspect(path: mountPoint, requireMountPoint: requireMountPoint)
         } catch {
@@ -57,7 +76,10 @@ enum USBExport {
             try FileSystem.createDirectories(path: temporary)
             for file in bundle.files {
                 let writer = try FileWriter(path: temporary + "/" + file.name, truncate: true)
-                try bundle.write(file, from: &source) { piece in try writer.write(piece) }
+                try bundle.write(file, from: &source) { piece in
+                    if stopRequested() { throw Stopped() }
+                    try writer.write(piece)
+                }
                 try writer.close()  // flushes and fsyncs
                 total += writer.size
                 source.close()
@@ -72,6 +94,7 @@ enum USBExport {
         } catch {
             source.close()
             try? FileSystem.removeTree(path: temporary)
+            if error is Stopped { return .stopped(mountPoint: root) }
             if let platform = error as? PlatformError {
                 if platform.isNoSpace { return .full(mountPoint: root) }
                 if platform.isReadOnlyFileSystem { return .refused(.readOnly(path: root)) }

@@ -13,7 +13,8 @@ final class BackgroundVigil {
     private var stdoutPath: String { directory.appendingPathComponent("stdout").path }
     private var stderrPath: String { directory.appendingPathComponent("stderr").path }
 
-    init(_ arguments: [String], environment: [String: String]? = nil) throws {
+    /// `standardInput`: a terminal for the console face's keys (`PseudoTerminal`); none by default.
+    init(_ arguments: [String], environment: [String: String]? = nil, standardInput: FileHandle? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-bg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stdout").path, contents: nil)
@@ -21,7 +22,7 @@ final class BackgroundVigil {
         process.executableURL = try InteropEnvironment.vigilBinary()
         process.arguments = arguments
         if let environment { process.environment = environment }
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = standardInput ?? FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         try process.runWithCleanSignalMask()

@@ -22,10 +22,16 @@ final class HistoryFixture {
         glucoseCount = glucose
         heartRateCount = heartRate
         let store = try HistoryStore.open(path: directory.appendingPathComponent("history.sqlite").path, bootID: "fixture")
-        store.append((0..<glucose).map(Self.glucose(_:)))
-        store.append((0..<heartRate).map(Self.heartRate(_:)))
-        guard case let .committed(rows, _) = store.commit(), rows == glucose + heartRate else {
-            throw HarnessError.malformedOutput("the fixture history did not commit every row")
+        // In transactions of 20,000 rows: the store keeps at most `pendingLimit` (50,000) in memory.
+        let rows = (0..<glucose).lazy.map(Self.glucose(_:)) + (0..<heartRate).lazy.map(Self.heartRate(_:))
+        var committed = 0
+        for start in stride(from: 0, to: glucose + heartRate, by: 20_000) {
+            store.append(Array(rows[start..<min(start + 20_000, glucose + heartRate)]))
+            guard case let .committed(written, _) = store.commit() else { break }
+            committed += written
+        }
+        guard committed == glucose + heartRate else {
+            throw HarnessError.malformedOutput("the fixture history committed \(committed) of \(glucose + heartRate) rows")
         }
         try store.checkpoint()
     }
