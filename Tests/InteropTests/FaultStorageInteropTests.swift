@@ -223,6 +223,63 @@ extension Interop {
             #expect(try Self.storedHeartRates(state.url.appendingPathComponent("history.sqlite").path).count == reported.count)
         }
 
+        /// The state directory cannot be made (under /proc, where nobody may make one): vigil
+        /// runs anyway, says why, sounds the storage fault from the start, and the readings
+        /// reach the alarms. It used to exit 64 before the face was opened, and systemd would
+        /// restart it every few seconds with no sound at all.
+        @Test func aStateDirectoryThatCannotBeMadeSoundsTheFaultAndTheApplianceRuns() throws {
+            let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
+            defer { rig.stop() }
+            let configDirectory = try StateDirectory()
+            let vigil = try Self.start(rig, stateDirectory: "/proc/vigil-state", configDirectory: configDirectory, seconds: 30)
+            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
+            #expect(vigil.events.contains(where: Self.isAlarm("raised")), "\(vigil.summary)")
+            #expect(vigil.stderrText.contains("cannot use the state directory /proc/vigil-state"), "\(vigil.summary)")
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit()
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+        }
+
+        /// A static-address file that cannot be read (a directory stands there) is left as it
+        /// is: the run goes on with an address of its own and says so, and the file is not
+        /// replaced (it may hold the address every bond was made with).
+        @Test func aStaticAddressThatCannotBeReadIsLeftForAPerson() throws {
+            let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
+            defer { rig.stop() }
+            let state = try StateDirectory()
+            let file = state.url.appendingPathComponent("static-address").path
+            try FileManager.default.createDirectory(atPath: file, withIntermediateDirectories: false)
+            let configDirectory = try StateDirectory()
+            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 30)
+            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 5 }, "\(vigil.summary)")
+            #expect(vigil.stderrText.contains("cannot read \(file)"), "\(vigil.summary)")
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit()
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+            var isDirectory: ObjCBool = false
+            #expect(FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) && isDirectory.boolValue, "the file was replaced")
+        }
+
+        /// A btsnoop log that cannot be written (its folder is missing) is a troubleshooting aid
+        /// lost, not a reason to stop: logged, and the appliance runs without it.
+        @Test func aBtsnoopLogThatCannotBeWrittenIsLoggedAndTheApplianceRuns() throws {
+            let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
+            defer { rig.stop() }
+            let state = try StateDirectory()
+            let configDirectory = try StateDirectory()
+            let name = try #require(try rig.info().string("name"))
+            let config = try configDirectory.writeConfig("[[device]]\ntype = \"heart-rate\"\nname = \"\(name)\"\n\n[face]\nbackend = \"none\"\n")
+            let snoop = state.url.appendingPathComponent("missing/hci.btsnoop").path
+            let vigil = try BackgroundVigil(["run", "--hci", "tcp:127.0.0.1:\(rig.port)", "--config", config.path, "--state-dir", state.url.path,
+                                             "--btsnoop-log", snoop, "--events-json", "--log-level", "info", "--seconds", "30"])
+            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 5 }, "\(vigil.summary)")
+            #expect(vigil.stderrText.contains("btsnoop log \(snoop)"), "\(vigil.summary)")
+            #expect(vigil.stderrText.contains("running without it"), "\(vigil.summary)")
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit()
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+        }
+
         /// A history that is not a database at start: moved aside (kept for a person, byte for
         /// byte), a fresh one started and written, and the fault raised and kept raised for the
         /// whole run although writing works: months of readings were set aside.

@@ -32,6 +32,12 @@ extension ApplianceSession {
     /// missed are applied, the serial export starts and the storage fault clears.
     mutating func reopenHistoryIfDue(at now: MonotonicInstant) {
         guard history == nil, var reopening = historyReopening, reopening.isDue(at: now) else { return }
+        // A state directory that could not be made at start may be makeable now (the open
+        // below says why when it still is not).
+        if let slash = reopening.path.lastIndex(of: "/"), slash > reopening.path.startIndex {
+            let directory = String(reopening.path[..<slash])
+            if !FileSystem.exists(path: directory) { try? FileSystem.createDirectories(path: directory, mode: 0o700) }
+        }
         let opened: HistoryStore
         do {
             opened = try HistoryStore.open(path: reopening.path)

@@ -59,7 +59,7 @@ struct RunCommand: ParsableCommand {
         controller.stateDirectory = stateDirectory ?? configuration.storage.stateDirectory
         controller.logLevel = level.description
         for warning in configuration.warnings { logger.log(.warning, warning.formatted(file: config)) }
-        let state = try StateDirectory(path: controller.resolvedStateDirectory, logger: logger)
+        let state = StateDirectory(path: controller.resolvedStateDirectory, logger: logger)
         let (devices, alarmDevices) = try Self.devices(of: configuration, file: config)
         if devices.isEmpty { logger.log(.warning, "no [[device]] in \(config): Vigil will only keep the controller up") }
         let driverStates = state.loadDriverStates()

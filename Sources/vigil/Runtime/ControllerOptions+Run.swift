@@ -25,8 +25,8 @@ extension ControllerOptions {
     /// Opens the state, builds the host and runs `session` on it until it finishes.
     func runSession<S: HostSession>(_ session: inout S, logger: Logger, seconds: Double?, reopen: Bool) throws -> Int32 {
         let transport = try Self.parseTransport(hci)
-        let state = try StateDirectory(path: resolvedStateDirectory, logger: logger)
-        var configuration = Host.Configuration(staticAddress: try state.staticAddress())
+        let state = StateDirectory(path: resolvedStateDirectory, logger: logger)
+        var configuration = Host.Configuration(staticAddress: state.staticAddress())
         configuration.preferredMTU = 247
         let host = Host(configuration: configuration, bonds: state.loadBonds())
         let start = SystemClock.monotonicNow()
@@ -64,34 +64,50 @@ struct StateDirectory {
     let path: String
     let logger: Logger
 
-    init(path: String, logger: Logger) throws {
+    /// Made if missing. One that cannot be made is logged, not fatal: `vigil run` goes on
+    /// without its files, its history cannot open, and the storage fault sounds (an exit
+    /// here would only have systemd restart it every few seconds, silently).
+    init(path: String, logger: Logger) {
         self.path = path
         self.logger = logger
         do {
             try FileSystem.createDirectories(path: path, mode: 0o700)
         } catch {
-            throw ValidationError("cannot use state directory \(path): \(error)")
+            logger.log(.error, "cannot use the state directory \(path): \(error); nothing can be saved until it can")
         }
     }
 
-    /// A random static address, generated once and kept: peers remember bonds by it.
-    func staticAddress() throws -> Address {
+    /// A random static address, generated once and kept: peers remember bonds by it. A file
+    /// that is there but cannot be read, or does not hold an address, is left as it is for a
+    /// person to look at (it may be the address every bond was made with): this run uses a
+    /// new address it does not save.
+    func staticAddress() -> Address {
         let file = path + "/static-address"
-        if let bytes = try? FileSystem.readFile(path: file),
-           let address = Address(String(decoding: bytes, as: UTF8.self).trimmingWhitespace()) {
-            return address
+        if FileSystem.exists(path: file) {
+            do {
+                let text = String(decoding: try FileSystem.readFile(path: file), as: UTF8.self).trimmingWhitespace()
+                if let address = Address(text) { return address }
+                logger.log(.error, "\(file) holds no address (\"\(text.prefix(40))\"); bonded devices will not know this run's address")
+            } catch {
+                logger.log(.error, "cannot read \(file): \(error); bonded devices will not know this run's address")
+            }
+            return Self.randomStaticAddress()
         }
-        var random = SMP.SystemRandom()
-        let bytes = random.bytes(6)
-        var value: UInt64 = 0
-        for b in bytes { value = value << 8 | UInt64(b) }
-        let address = Address(value: value | 0xC000_0000_0000)  // two top bits set: static (Vol 6 Part B §1.3.2.1)
+        let address = Self.randomStaticAddress()
         do {
             try AtomicFile.write(path: file, bytes: Array("\(address)\n".utf8), mode: 0o600)
         } catch {
             logger.log(.warning, "could not save the static address: \(error); bonds will not survive a restart")
         }
         return address
+    }
+
+    private static func randomStaticAddress() -> Address {
+        var random = SMP.SystemRandom()
+        let bytes = random.bytes(6)
+        var value: UInt64 = 0
+        for b in bytes { value = value << 8 | UInt64(b) }
+        return Address(value: value | 0xC000_0000_0000)  // two top bits set: static (Vol 6 Part B §1.3.2.1)
     }
 
     func loadBonds() -> SMP.BondStore {

@@ -54,10 +54,13 @@ final class HostRunner {
         do {
             signals = try SignalWatcher(signals: [.interrupt, .terminate, .hangUp])
             if let fd = signals?.fileDescriptor { poll.register(fd) }
-            if let path = options.snoopPath { snoop = try SnoopTap(path: path) }
         } catch {
             logger.log(.error, "\(error)")
             return 1
+        }
+        // A troubleshooting aid: one that cannot be written must not stop the appliance.
+        if let path = options.snoopPath {
+            do { snoop = try SnoopTap(path: path) } catch { logger.log(.error, "btsnoop log \(path): \(error); running without it") }
         }
         defer {
             link?.close()
