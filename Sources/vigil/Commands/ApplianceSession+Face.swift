@@ -1,3 +1,4 @@
+import Alarms
 import Clocks
 import Platform
 
@@ -51,6 +52,7 @@ extension ApplianceSession {
             if let opened = open() {
                 device = opened
                 logger.log(.notice, "face: \(opened.name) opened")
+                restoreLines(on: opened, at: now)
             }
         }
         let failure = faceFailure
@@ -68,5 +70,26 @@ extension ApplianceSession {
         faceFailureReported = failure
         let t = at(now)
         face?.update(at: t) { $0.face(working: failure == nil, at: t) }
+    }
+
+    /// New lines start low, but the face's sequencers change a line only on a transition:
+    /// an LED held on, or a buzzer held low, would never be written, and a line that can be
+    /// requested but not written (a GPIO expander gone bad) would pass for working. So the
+    /// lines are set to what the face has them at, at once: that shows what must be shown,
+    /// and a write that fails keeps the fault raised.
+    private func restoreLines(on device: any FaceDevice, at now: MonotonicInstant) {
+        guard let lines = face?.face else { return }
+        device.apply(.led(lines.ledLine), at: now)
+        switch (lines.buzzerLine, lines.drive, lines.pattern.buzzer) {
+        case (.low, _, _):
+            device.apply(.buzzer(.low, toneHertz: nil), at: now)
+        case (.high, .active, _):
+            device.apply(.buzzer(.high, toneHertz: nil), at: now)
+        case let (.high, .passive, .bursts(priority, _, _)):
+            device.apply(.buzzer(.high, toneHertz: BuzzerRhythm.toneHertz(for: priority)), at: now)
+        case (.high, .passive, _):
+            // A self-test's tone: its next step writes the line within a moment.
+            break
+        }
     }
 }
