@@ -228,16 +228,18 @@ final class HostRunner {
                 }
                 return
             }
+            // A send that fails ends the link, but only after the rest of this batch: the
+            // events in it (a reading decoded just before) still reach the session, in order.
+            var sendFailure: String?
             for output in outputs {
                 switch output {
                 case .send(let packet):
                     snoop?.record(packet, direction: .sent)
-                    guard let link else { continue }
+                    guard sendFailure == nil, let link else { continue }
                     do {
                         try link.send(packet, at: now)
                     } catch {
-                        linkFailed("\(link.name): \(error)", session: &session, at: now)
-                        return
+                        sendFailure = "\(link.name): \(error)"
                     }
                 case .event(let event):
                     switch event {
@@ -263,6 +265,7 @@ final class HostRunner {
                     }
                 }
             }
+            if let sendFailure { linkFailed(sendFailure, session: &session, at: now) }
         }
     }
 }
