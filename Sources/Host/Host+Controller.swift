@@ -37,7 +37,10 @@ extension Host {
                 continue
             }
             fail("controller did not answer \(what) within \(configuration.commandTimeout)")
-            return
+            // On: the controller may have failed already (events still arriving made a
+            // connection since), and then nothing was dropped: every other deadline due now
+            // is handled too, or it would stay due and the owner's loop spin on it.
+            break
         }
         switch connector {
         case let .creating(peer, deadline) where now >= deadline:

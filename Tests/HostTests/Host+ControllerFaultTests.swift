@@ -32,6 +32,37 @@ import Testing
         #expect(!world.host.isConnecting)
     }
 
+    /// Found by the `host` fuzz target (its reproducer is in Fuzz/corpus/host): with the
+    /// controller already failed, events still arriving made a connection, and a command on it
+    /// timed out at the same instant as a GATT request. The expired command "failed" the failed
+    /// controller again, which does nothing, and `handleDeadline` returned before the GATT
+    /// deadline: it stayed due, and an owner's poll loop would have spun on a zero timeout.
+    @Test func everyDeadlineDueIsHandledEvenWhenAnExpiredCommandFailsAFailedController() throws {
+        var world = SimulatedWorld()
+        world.start()
+        world.controller.unansweredOpcodes = [HCI.LECreateConnection.opcode]
+        world.host.connect(HRM.address(0x42), at: world.now)
+        world.pump()
+        let failed = world.run(until: { $0.controllerFailed != nil }, within: .seconds(10))
+        #expect(failed)
+        var host = world.host
+        var now = world.now
+        _ = host.takeOutputs()
+        // LE Connection Complete (Core v5.4 Vol 4 Part E §7.7.65.1), handle 0x0040, from a
+        // controller the host has given up on.
+        host.receive([0x04, 0x3E, 19, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, 0x01, 0x02, 0x03, 0x04, 0x05, 0xC6,
+                      0x18, 0x00, 0x00, 0x00, 0x48, 0x00, 0x00], at: now)
+        _ = host.gatt(.read(handle: 0x0003), on: 0x0040, at: now)
+        let gattDeadline = now + .seconds(30)
+        #expect(host.nextDeadline == gattDeadline)
+        now = now + .seconds(27)
+        host.disconnect(handle: 0x0040, at: now)
+        _ = host.takeOutputs()
+        #expect(host.nextDeadline == gattDeadline, "the Disconnect's 3 s ends with the GATT request's 30 s")
+        host.handleDeadline(at: gattDeadline)
+        #expect(host.nextDeadline.map { $0 > gattDeadline } ?? true, "still due: \(String(describing: host.nextDeadline))")
+    }
+
     /// After a reopen the scanner reports every advertiser afresh: an unchanged advertisement
     /// from a peer seen before the controller failed must be heard again, or an owner that
     /// matches it by name never retries it (found with the real binary and Bumble).
