@@ -39,8 +39,13 @@ extension Appliance {
     }
 
     mutating func deliverValue(handle: UInt16, attribute: UInt16, value: [UInt8], origin: ValueOrigin, host: inout Host, at now: MonotonicInstant) {
-        guard let i = slots.firstIndex(where: { $0.state == .running(handle: handle) }),
-              let characteristic = slots[i].database?.characteristic(valueHandle: attribute) else { return }
+        guard let i = slots.firstIndex(where: { $0.state == .running(handle: handle) }) else { return }
+        guard let characteristic = slots[i].database?.characteristic(valueHandle: attribute) else {
+            if let count = slots[i].ignoredValues.count(at: now) {
+                events.append(.ignoredValues(slots[i].device, peer: slots[i].peer, attribute: attribute, count: count))
+            }
+            return
+        }
         let actions = slots[i].driver.receive(.value(characteristic.uuid, value, origin: origin), at: now)
         perform(actions, slot: i, handle: handle, host: &host, at: now)
     }

@@ -15,6 +15,11 @@ public enum ApplianceEvent: Sendable, Equatable {
     case encrypted(DeviceID, peer: DeviceAddress, bonded: Bool)
     case paired(DeviceID, peer: DeviceAddress, secureConnections: Bool)
     case rememberedAddress(DeviceID, DeviceAddress)
+    /// Values the peer sent on attributes that are no characteristic of its database (a
+    /// confused or hostile peripheral): dropped, and said at most once a minute per device
+    /// (`TransmitterSlot.IgnoredValues`) so a flood does not flood the log. `count` is how many
+    /// since the last report; `attribute` the latest one's handle.
+    case ignoredValues(DeviceID, peer: DeviceAddress?, attribute: UInt16, count: Int)
     /// A driver's state to keep across restarts changed (see `PersistentDriverState`).
     case driverState(DeviceID, [String: String])
     case bluetooth(BluetoothState)

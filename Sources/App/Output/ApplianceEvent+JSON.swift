@@ -26,6 +26,8 @@ extension ApplianceEvent {
             return [.object(Self.head("paired", device, peer) + [("secureConnections", .bool(sc))])]
         case let .rememberedAddress(device, peer):
             return [.object(Self.head("remembered", device, peer))]
+        case let .ignoredValues(device, peer, attribute, count):
+            return [.object(Self.head("ignored-values", device, peer) + [("attribute", .int(Int64(attribute))), ("count", .int(Int64(count)))])]
         case let .driverState(device, state):
             return [.object(Self.head("state-saved", device, nil) + state.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) })]
         case let .bluetooth(state):
@@ -165,6 +167,10 @@ extension ApplianceEvent {
         case let .encrypted(device, _, bonded): "\(device): link encrypted\(bonded ? " with the bond" : "")"
         case let .paired(device, _, sc): "\(device): paired (\(sc ? "LE Secure Connections" : "LE legacy"))"
         case let .rememberedAddress(device, peer): "\(device): remembered as \(peer)"
+        case let .ignoredValues(device, peer, attribute, count):
+            "\(device)\(peer.map { " (\($0.address))" } ?? ""): ignored \(count == 1 ? "a value" : "\(count) values") on attribute "
+                + "0x\(String(repeating: "0", count: max(0, 4 - String(attribute, radix: 16).count)) + String(attribute, radix: 16)), "
+                + "which is no characteristic of its database"
         case let .driverState(device, state): "\(device): state saved (\(state.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")))"
         case .bluetooth(let state): "Bluetooth \(state)"
         case .alarm(let alarm): "ALARM \(alarm.kind.name): \(Self.words(for: alarm))"

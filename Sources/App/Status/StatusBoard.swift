@@ -91,7 +91,7 @@ public struct StatusBoard: Sendable {
             }
         case .bluetooth(.poweredOff):
             if case .up = controller { controller = .lost(reason: "powered off", at: now) }
-        case .driverState, .alarm:
+        case .driverState, .alarm, .ignoredValues:
             break
         }
     }

@@ -28,6 +28,39 @@ struct ApplianceTests {
         #expect(world.controller.violations.isEmpty)
     }
 
+    @Test("values on attributes outside the database are dropped, and said at most once a minute")
+    func ignoredValuesAreReported() throws {
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [SimulatedDevices.heartRateMonitor()])
+        world.start()
+        world.advance(by: .seconds(10))
+        let handle = try #require(world.host.handle(for: ApplianceWorld.hrmAddress))
+        func ignored() -> [(attribute: UInt16, count: Int)] {
+            world.events.compactMap { if case let .ignoredValues(_, _, attribute, count) = $0 { (attribute, count) } else { nil } }
+        }
+        // Appliance and host taken out of the world for the calls: both are its properties,
+        // and a nested function sees the world only through a dynamically checked capture.
+        func flood(_ n: Int) {
+            var appliance = world.appliance
+            var host = world.host
+            for _ in 0..<n {
+                appliance.handle(.notification(handle: handle, attribute: 0x0999, value: [0x00, 0x50]), host: &host, at: world.now)
+            }
+            world.events += appliance.takeEvents()
+            world.appliance = appliance
+            world.host = host
+        }
+        flood(50)
+        #expect(ignored().map(\.count) == [1], "the first at once, the rest held back")
+        #expect(ignored().first?.attribute == 0x0999)
+        let readingsBefore = world.readings.count
+        world.advance(by: .seconds(61))
+        #expect(world.readings.count > readingsBefore, "the strap's own readings go on")
+        flood(1)
+        #expect(ignored().map(\.count) == [1, 50], "a minute later: the 49 held back and this one")
+        let line = try #require(world.events.last { if case .ignoredValues = $0 { true } else { false } }).logLine
+        #expect(line == "strap (C0:11:22:33:44:55): ignored 50 values on attribute 0x0999, which is no characteristic of its database")
+    }
+
     @Test("pairs with LE Secure Connections before use when configured to")
     func pairsFirst() throws {
         let hrm = SimulatedDevices.heartRateMonitor(requiresEncryption: true, securityFactory: SMPPeripheralSecurity.factory())
