@@ -38,23 +38,17 @@ public final class BackgroundJob<Value: Sendable> {
             // An eventfd counter only fails to take 1 if it would overflow: it cannot here.
             _ = eventfd_write(fd, 1)
         }
-        // The thread inherits the signal mask: block all around the create, restore ours after.
-        var all = sigset_t()
-        var previous = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_BLOCK, &all, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         let retained = Unmanaged.passRetained(context).toOpaque()
-        var created = pthread_t()
-        let result = pthread_create(&created, nil, backgroundJobMain, retained)
-        guard result == 0 else {
+        switch createSignalFreeThread(backgroundJobMain, retained) {
+        case .success(let created):
+            self.thread = created
+        case .failure(let error):
             Unmanaged<ThreadContext>.fromOpaque(retained).release()
             close(fd)
-            throw .system("pthread_create(\(name))", errno: result)
+            throw .system("pthread_create(\(name))", errno: error.code)
         }
         self.descriptor = fd
         self.shared = shared
-        self.thread = created
     }
 
     /// Whether the job has returned (its result waits for `finish()`).

@@ -84,14 +84,7 @@ import Testing
         // The thread names itself as it starts: look until it has (or 5 s have passed).
         var masks: [UInt64] = []
         for _ in 0..<500 where masks.isEmpty {
-            for task in try FileSystem.contentsOfDirectory(path: "/proc/self/task") {
-                guard let comm = try? FileSystem.readFile(path: "/proc/self/task/\(task)/comm"),
-                      String(decoding: comm, as: UTF8.self).hasPrefix("vigil-mask-job"),
-                      let status = try? FileSystem.readFile(path: "/proc/self/task/\(task)/status") else { continue }
-                for line in String(decoding: status, as: UTF8.self).split(separator: "\n") where line.hasPrefix("SigBlk:") {
-                    masks.append(try #require(UInt64(line.dropFirst(7).filter { !$0.isWhitespace }, radix: 16)))
-                }
-            }
+            masks = try blockedSignalMasks(ofThreadsNamed: "vigil-mask-job")
             if masks.isEmpty { usleep(10_000) }
         }
         #expect(masks.count == 1, "no thread named vigil-mask-job")

@@ -46,3 +46,18 @@ func withTemporaryDirectory<R>(_ body: (String) throws -> R) throws -> R {
 func pattern(_ count: Int, seed: Int = 0) -> [UInt8] {
     (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 / 256 &+ seed) }
 }
+
+/// The blocked-signal masks (SigBlk in /proc) of this process's threads whose name starts with
+/// `prefix`: what the kernel will deliver to each. Empty when none is running (yet).
+func blockedSignalMasks(ofThreadsNamed prefix: String) throws -> [UInt64] {
+    var masks: [UInt64] = []
+    for task in try FileSystem.contentsOfDirectory(path: "/proc/self/task") {
+        guard let comm = try? FileSystem.readFile(path: "/proc/self/task/\(task)/comm"),
+              String(decoding: comm, as: UTF8.self).hasPrefix(prefix),
+              let status = try? FileSystem.readFile(path: "/proc/self/task/\(task)/status") else { continue }
+        for line in String(decoding: status, as: UTF8.self).split(separator: "\n") where line.hasPrefix("SigBlk:") {
+            if let mask = UInt64(line.dropFirst(7).filter { !$0.isWhitespace }, radix: 16) { masks.append(mask) }
+        }
+    }
+    return masks
+}

@@ -89,24 +89,15 @@ public final class ToneGenerator {
     }
 
     private func startThread() throws(GPIOError) {
-        // Signals must reach the event loop's signalfd, not this thread (where SIGTERM would take
-        // its default action): the thread starts with every signal blocked. It inherits the mask,
-        // so block all around the create and restore ours afterwards.
-        var all = sigset_t()
-        var previous = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_BLOCK, &all, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-
         let context = Unmanaged.passRetained(shared).toOpaque()
-        var created = pthread_t()
-        let result = pthread_create(&created, nil, toneThreadMain, context)
-        guard result == 0 else {
+        switch createSignalFreeThread(toneThreadMain, context) {
+        case .success(let created):
+            thread = created
+        case .failure(let error):
             Unmanaged<ToneShared>.fromOpaque(context).release()
             shared.withLock { shared.requestedHertz = nil }
-            throw .system(operation: "pthread_create(tone generator)", errno: result)
+            throw .system(operation: "pthread_create(tone generator)", errno: error.code)
         }
-        thread = created
     }
 }
 

@@ -161,15 +161,7 @@ final class LevelRecorder: Sendable {
         try generator.play(hertz: 1000)
         defer { generator.stop() }
         #expect(eventually { recorder.toggles >= 2 })
-        var masks: [UInt64] = []
-        for task in try FileSystem.contentsOfDirectory(path: "/proc/self/task") {
-            guard let comm = try? FileSystem.readFile(path: "/proc/self/task/\(task)/comm"),
-                  String(decoding: comm, as: UTF8.self).hasPrefix("vigil-tone"),
-                  let status = try? FileSystem.readFile(path: "/proc/self/task/\(task)/status") else { continue }
-            for line in String(decoding: status, as: UTF8.self).split(separator: "\n") where line.hasPrefix("SigBlk:") {
-                masks.append(try #require(UInt64(line.dropFirst(7).filter { !$0.isWhitespace }, radix: 16)))
-            }
-        }
+        let masks = try blockedSignalMasks(ofThreadsNamed: "vigil-tone")
         #expect(!masks.isEmpty, "no thread named vigil-tone")
         for signal in [SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGUSR1] {
             #expect(masks.allSatisfy { $0 & (1 << UInt64(signal - 1)) != 0 }, "signal \(signal) not blocked: \(masks)")
