@@ -97,7 +97,8 @@ extension Appliance {
                 }
             case .disconnect(let reason):
                 guard !linkGone else { continue }
-                events.append(.transmitter(device, peer: peer, .disconnected(reason: "driver: \(reason)")))
+                // Reported when the host says the link is gone (one `disconnected`, not two).
+                slots[i].closingReason = slots[i].closingReason ?? reason
                 host.disconnect(handle: handle, at: now)
             }
         }

@@ -170,7 +170,8 @@ public struct Appliance: Sendable {
             guard let i = slots.firstIndex(where: { $0.handle == handle }) else { return }
             let actions = slots[i].driver.receive(.disconnected(reason: "\(reason)"), at: now)
             perform(actions, slot: i, handle: handle, host: &host, at: now, linkGone: true)
-            events.append(.transmitter(slots[i].device, peer: peer, .disconnected(reason: "\(reason)")))
+            let why = slots[i].closingReason.map { "driver: \($0); link: \(reason)" } ?? "\(reason)"
+            events.append(.transmitter(slots[i].device, peer: peer, .disconnected(reason: why)))
             // A link that ran for a while resets the backoff: this was a drop, not a failing device.
             if let since = slots[i].connectedSince, now - since > .seconds(60) { slots[i].backoff = .seconds(1) }
             waitToReconnect(i, at: now)
@@ -272,6 +273,7 @@ public struct Appliance: Sendable {
         slots[i].database = nil
         slots[i].driverAwaitsEncryption = false
         slots[i].connectedSince = nil
+        slots[i].closingReason = nil
         slots[i].state = .waitingToReconnect(until: now + slots[i].backoff)
         slots[i].backoff = min(slots[i].backoff * 2, TransmitterSlot.maximumBackoff)
     }

@@ -51,6 +51,9 @@ struct TransmitterSlot: Sendable {
     /// A configured address: only this peer is ours, whatever the matcher would say.
     var fixedAddress: Address?
     var ignoredValues = IgnoredValues()
+    /// Why the driver asked for the link to be closed, kept until the host reports it closed, so
+    /// that one `disconnected` event carries both the driver's reason and the link's.
+    var closingReason: String?
 
     /// Values on attributes outside the database, counted between reports: the first is
     /// reported at once, later ones at most every `interval`.

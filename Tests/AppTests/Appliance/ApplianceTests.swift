@@ -118,6 +118,29 @@ struct ApplianceTests {
         #expect(world.readings.count > before + 3)
     }
 
+    @Test("a strap that stays connected but goes quiet is dropped by its driver, and reported disconnected once, with the driver's reason")
+    func quietStrapIsDisconnectedOnce() throws {
+        // The measurement characteristic never changes, so no notification ever comes.
+        var ad = AdvertisingData.Builder()
+        ad.flags(0x06)
+        ad.uuids16([0x180D])
+        let quiet = SimulatedPeripheral(
+            address: ApplianceWorld.hrmAddress,
+            advertising: AdvertisingConfiguration(kind: .connectable, interval: .milliseconds(100), data: ad.bytes),
+            services: [SimulatedService(0x180D, characteristics: [SimulatedCharacteristic(0x2A37, properties: .notify)])])
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [quiet])
+        world.start()
+        // The driver's watchdog is 30 s; the reconnection waits at least 1 s after the drop.
+        world.advance(by: .seconds(31))
+        #expect(world.transmitterEvents { if case .noData = $0 { true } else { false } } == 1)
+        let reasons = world.events.compactMap { event -> String? in
+            if case .transmitter(_, _, .disconnected(let reason)) = event { reason } else { nil }
+        }
+        #expect(reasons.count == 1)
+        #expect(reasons.first?.hasPrefix("driver: no heart-rate measurement for 30 s; link: ") == true)
+        #expect(world.controller.violations.isEmpty)
+    }
+
     @Test("a BTHome fridge thermometer is read from its advertisements, never connected")
     func broadcastThermometer() throws {
         let decoder = try BroadcastRegistry.builtIn.makeDecoder(TransmitterConfiguration(typeName: "bthome", device: "fridge"))
