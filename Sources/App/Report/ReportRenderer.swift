@@ -232,21 +232,35 @@ public enum ReportRenderer {
     }
 
     /// Coordinates with two decimals at most: short files, and no binary-fraction noise.
+    /// Worked out on the whole number of hundredths, not by trimming zeros off a string: a
+    /// report has thousands of coordinates, and `String.removeLast` was a fifth of its time.
     static func f(_ x: Double) -> String {
-        var text = fixed(x, 2)
-        while text.last == "0" { text.removeLast() }
-        if text.last == "." { text.removeLast() }
-        return text == "-0" ? "0" : text
+        guard let hundredths = roundedMagnitude(x, scale: 100) else { return unscaled(x) }
+        let whole = (x < 0 && hundredths != 0 ? "-" : "") + String(hundredths / 100)
+        let cents = hundredths % 100
+        if cents == 0 { return whole }
+        return whole + "." + (cents % 10 == 0 ? String(cents / 10) : ISO8601.pad(cents, 2))
     }
 
     /// `x` with exactly `digits` decimals (0...6), rounded half away from zero.
     static func fixed(_ x: Double, _ digits: Int) -> String {
-        guard x.isFinite else { return "–" }
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }
-        let scaled = Int64((abs(x) * Double(scale)).rounded(.toNearestOrAwayFromZero))
+        guard let scaled = roundedMagnitude(x, scale: scale) else { return unscaled(x) }
         let sign = x < 0 && scaled != 0 ? "-" : ""
         guard digits > 0 else { return sign + String(scaled) }
         return sign + String(scaled / scale) + "." + ISO8601.pad(scaled % scale, digits)
     }
+
+    /// |x| × scale rounded half away from zero, or nil when that is not a finite number an
+    /// Int64 holds exactly (converting it would trap).
+    private static func roundedMagnitude(_ x: Double, scale: Int64) -> Int64? {
+        let scaled = (abs(x) * Double(scale)).rounded(.toNearestOrAwayFromZero)
+        guard scaled.isFinite, scaled < 0x1p53 else { return nil }
+        return Int64(scaled)
+    }
+
+    /// A value too large for fixed decimals (no real report has one) still prints, in Swift's
+    /// shortest form, which SVG reads as a number; not-a-number prints as a dash.
+    private static func unscaled(_ x: Double) -> String { x.isFinite ? "\(x)" : "–" }
 }

@@ -9,10 +9,14 @@ struct SerialBodyFramer {
     mutating func stuff(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 8)
-        for byte in bytes {
-            if atLineStart && byte == 0x2E { out.append(0x2E) }
-            out.append(byte)
-            atLineStart = byte == 0x0A
+        // A line at a time: only a line's first byte can need stuffing.
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            if atLineStart && bytes[start] == 0x2E { out.append(0x2E) }
+            let end = bytes[start...].firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.endIndex
+            out += bytes[start..<end]
+            atLineStart = bytes[end - 1] == 0x0A
+            start = end
         }
         return out
     }

@@ -35,14 +35,19 @@ public struct SerialResponseParser {
 
     public mutating func receive(_ bytes: [UInt8]) -> [Event] {
         var events: [Event] = []
-        for byte in bytes where state != .done {
-            line.append(byte)
-            if byte == 0x0A {
-                handleLine(&events)
-                line.removeAll(keepingCapacity: true)
-            } else if line.count > Self.maximumLineLength {
+        // A line at a time, not a byte at a time: a year's export is megabytes of body.
+        var start = bytes.startIndex
+        while start < bytes.endIndex, state != .done {
+            let newline = bytes[start...].firstIndex(of: 0x0A)
+            let end = newline.map { $0 + 1 } ?? bytes.endIndex
+            line += bytes[start..<end]
+            start = end
+            if line.count - (newline == nil ? 0 : 1) > Self.maximumLineLength {
                 events.append(.failed("line longer than \(Self.maximumLineLength) bytes"))
                 state = .done
+            } else if newline != nil {
+                handleLine(&events)
+                line.removeAll(keepingCapacity: true)
             }
         }
         // Merge this chunk's body pieces into one event, so a caller writes once per read.

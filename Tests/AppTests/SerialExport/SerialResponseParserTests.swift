@@ -32,6 +32,37 @@ import Testing
         #expect(events == [.started("export csv"), .body(Array("x\r\n".utf8)), .failed(reason)])
     }
 
+    @Test(arguments: [1, 2, 3, 7, 1000])
+    func anyChunkingGivesTheSameBody(_ size: Int) {
+        let wire = Array("echo\r\nOK export csv\r\na,b\r\n..hidden\n\nlast\n.\r\nafter\r\n".utf8)
+        var parser = SerialResponseParser()
+        var events: [SerialResponseParser.Event] = []
+        for start in stride(from: 0, to: wire.count, by: size) {
+            events += parser.receive(Array(wire[start..<min(wire.count, start + size)]))
+        }
+        let body = events.flatMap { event -> [UInt8] in if case .body(let b) = event { b } else { [] } }
+        #expect(events.first == .started("export csv"))
+        #expect(body == Array("a,b\r\n.hidden\n\nlast\n".utf8))
+        #expect(events.last == .finished)
+    }
+
+    @Test func aLineOfTheLongestLengthIsKeptAndOneByteMoreFails() {
+        let longest = [UInt8](repeating: 0x61, count: SerialResponseParser.maximumLineLength)
+        var parser = SerialResponseParser()
+        let events = parser.receive(Array("OK export csv\r\n".utf8) + longest + [0x0A, 0x2E, 0x0A])
+        #expect(events == [.started("export csv"), .body(longest + [0x0A]), .finished])
+
+        // One byte more fails, whether the line's end is in the same chunk or never comes.
+        let failure = SerialResponseParser.Event.failed("line longer than \(SerialResponseParser.maximumLineLength) bytes")
+        var sameChunk = SerialResponseParser()
+        #expect(sameChunk.receive(Array("OK export csv\r\n".utf8) + longest + [0x61, 0x0A]) == [.started("export csv"), failure])
+        var endless = SerialResponseParser()
+        _ = endless.receive(Array("OK export csv\r\n".utf8) + longest)
+        #expect(!endless.isDone)
+        #expect(endless.receive([0x61]) == [failure])
+        #expect(endless.isDone)
+    }
+
     @Test func withoutTheTerminatorTheExportIsNotDone() {
         // A cable pulled mid-export: the client sees no "." and must not call the file complete.
         var parser = SerialResponseParser()
