@@ -83,11 +83,12 @@ extension Interop {
 
         /// `vigil run` against the rig with its configuration in `configDirectory` (kept apart
         /// from the state directory under test).
-        static func start(_ rig: Rig, stateDirectory: String, configDirectory: StateDirectory, seconds: Int) throws -> BackgroundVigil {
+        static func start(_ rig: Rig, stateDirectory: String, configDirectory: StateDirectory, seconds: Int, pair: Bool = false,
+                          environment: [String: String]? = nil) throws -> BackgroundVigil {
             let name = try #require(try rig.info().string("name"))
-            let config = try configDirectory.writeConfig("[[device]]\ntype = \"heart-rate\"\nname = \"\(name)\"\n\n[face]\nbackend = \"none\"\n")
+            let config = try configDirectory.writeConfig("[[device]]\ntype = \"heart-rate\"\nname = \"\(name)\"\npair = \(pair)\n\n[face]\nbackend = \"none\"\n")
             return try BackgroundVigil(["run", "--hci", "tcp:127.0.0.1:\(rig.port)", "--config", config.path, "--state-dir", stateDirectory,
-                                        "--events-json", "--log-level", "info", "--seconds", "\(seconds)"])
+                                        "--events-json", "--log-level", "info", "--seconds", "\(seconds)"], environment: environment)
         }
 
         /// The state directory on an 8 MiB tmpfs that a filler file fills while readings arrive:
@@ -145,25 +146,7 @@ extension Interop {
             let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 60)
             #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
 
-            // The venv's python has sqlite3; it holds the write lock until its stdin closes.
-            let locker = Process()
-            locker.executableURL = InteropEnvironment.pythonPath
-            locker.arguments = ["-c", """
-                import sqlite3, sys
-                c = sqlite3.connect(sys.argv[1], isolation_level=None)
-                c.execute("BEGIN EXCLUSIVE")
-                print("locked", flush=True)
-                sys.stdin.read()
-                c.execute("ROLLBACK")
-                """, database]
-            let lockerInput = Pipe()
-            let lockerOutput = Pipe()
-            locker.standardInput = lockerInput
-            locker.standardOutput = lockerOutput
-            try locker.run()
-            defer { if locker.isRunning { locker.terminate() } }
-            let said = String(decoding: lockerOutput.fileHandleForReading.availableData, as: UTF8.self)
-            try #require(said.hasPrefix("locked"), "the lock was not taken: \(said)")
+            let locker = try HistoryLocker(database: database)
 
             let raised = vigil.wait(upTo: .seconds(10)) { vigil.events.contains(where: Self.isAlarm("raised")) }
             try #require(raised, "no storage fault while the history is locked\n\(vigil.summary)")
@@ -178,8 +161,7 @@ extension Interop {
             #expect(vigil.wait(upTo: .seconds(15)) { Self.heartRateEvents(vigil.events).count >= duringFault + 5 }, "\(vigil.summary)")
             #expect(!vigil.events.contains(where: Self.isAlarm("cleared")), "a saved state file hid the locked history\n\(vigil.summary)")
 
-            try lockerInput.fileHandleForWriting.close()
-            locker.waitUntilExit()
+            try locker.release()
             let cleared = vigil.wait(upTo: .seconds(10)) { vigil.events.contains(where: Self.isAlarm("cleared")) }
             #expect(cleared, "the fault did not clear once the lock went\n\(vigil.summary)")
             vigil.send(SIGTERM)
@@ -221,6 +203,37 @@ extension Interop {
             #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
             let reported = Self.heartRateEvents(vigil.events)
             #expect(try Self.storedHeartRates(state.url.appendingPathComponent("history.sqlite").path).count == reported.count)
+        }
+
+        /// The bonds cannot be saved (a directory stands where `bonds` goes) when the strap
+        /// pairs: the fault is raised, since a bond lost at the next restart means pairing again
+        /// by hand; the save is tried again every 10 s, and once it can be done the bond is
+        /// saved and the fault clears. Readings flow throughout.
+        @Test func bondsThatCannotBeSavedAreTriedAgainAndKeepTheFaultUntilTheyAre() throws {
+            let rig = try Rig.launch(arguments: ["--rate-hz", "10", "--require-encryption"])
+            defer { rig.stop() }
+            let state = try StateDirectory()
+            let bonds = state.url.appendingPathComponent("bonds").path
+            try FileManager.default.createDirectory(atPath: bonds, withIntermediateDirectories: false)
+            let configDirectory = try StateDirectory()
+            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 60, pair: true)
+            #expect(vigil.wait(upTo: .seconds(20)) { vigil.events.contains { $0.string("event") == "paired" } }, "\(vigil.summary)")
+            let raised = vigil.wait(upTo: .seconds(5)) { vigil.events.contains(where: Self.isAlarm("raised")) }
+            try #require(raised, "no storage fault when the bond could not be saved\n\(vigil.summary)")
+            #expect(vigil.waitForLog("cannot save bonds"), "\(vigil.summary)")
+            let duringFault = Self.heartRateEvents(vigil.events).count
+            #expect(vigil.wait(upTo: .seconds(10)) { Self.heartRateEvents(vigil.events).count >= duringFault + 30 }, "\(vigil.summary)")
+            #expect(!vigil.events.contains(where: Self.isAlarm("cleared")), "good commits hid the unsaved bond\n\(vigil.summary)")
+
+            try FileManager.default.removeItem(atPath: bonds)
+            let cleared = vigil.wait(upTo: .seconds(15)) { vigil.events.contains(where: Self.isAlarm("cleared")) }
+            #expect(cleared, "the fault did not clear once the bond could be saved\n\(vigil.summary)")
+            let address = try #require(vigil.events.first { $0.string("event") == "paired" }?.string("address"))
+            let saved = (try? String(contentsOfFile: bonds, encoding: .utf8)) ?? ""
+            #expect(saved.contains(address), "the bond for \(address) was not saved on the retry: \(saved)")
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit()
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
         }
 
         /// The state directory cannot be made (under /proc, where nobody may make one): vigil

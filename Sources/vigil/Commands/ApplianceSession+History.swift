@@ -63,18 +63,27 @@ extension ApplianceSession {
             // commit and keeps the fault raised meanwhile.
             logger.log(.error, "history: cannot write (\(error)); \(pending) rows kept in memory")
         }
-        for jump in clockStepsWhileClosed { redate(opened, jump) }
-        clockStepsWhileClosed = []
+        applyClockSteps(to: opened, at: now)
     }
 
-    /// Rows dated by the clock before it was set get the date it was set to.
-    func redate(_ history: HistoryStore, _ jump: ClockJump) {
-        do {
-            let moved = try history.redate(jump)
-            logger.log(.notice, "history: \(moved) rows dated before the clock was set were re-dated")
-        } catch {
-            logger.log(.error, "history: re-dating after the clock was set failed: \(error)")
+    /// Rows dated by the clock before it was set get the date it was set to. A re-date that
+    /// fails (the history refusing writes just then) is kept and tried again with the state
+    /// files, every `saveRetryInterval`, and the storage fault stands meanwhile: those rows
+    /// would otherwise keep dates decades old, and retention would delete them as expired.
+    mutating func applyClockSteps(to history: HistoryStore, at now: MonotonicInstant) {
+        guard !clockStepsNotApplied.isEmpty else { return }
+        while let jump = clockStepsNotApplied.first {
+            do {
+                let moved = try history.redate(jump)
+                clockStepsNotApplied.removeFirst()
+                logger.log(.notice, "history: \(moved) rows dated before the clock was set were re-dated")
+            } catch {
+                logger.log(.error, "history: re-dating after the clock was set failed: \(error); tried again in \(Self.saveRetryInterval)")
+                stored(.historyDates, false, at: now)
+                return
+            }
         }
+        stored(.historyDates, true, at: now)
     }
 
     private mutating func adopt(_ history: HistoryStore, at now: MonotonicInstant) {

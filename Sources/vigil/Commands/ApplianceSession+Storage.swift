@@ -12,6 +12,10 @@ enum StoredState: Hashable, CaseIterable {
     case rememberedTransmitters
     case driverStates
     case clockShift
+    /// The re-dating of rows dated before the clock was set (`applyClockSteps`).
+    case historyDates
+    /// The bonds: saved, and saved again after a failure, by the HostRunner (`bondsSaved`).
+    case bonds
 }
 
 extension ApplianceSession {
@@ -38,6 +42,13 @@ extension ApplianceSession {
         face?.update(at: t) { $0.storage(succeeded: healthy, at: t) }
     }
 
+    /// The runner saved the bonds, or could not: a bond lost at the next restart means
+    /// pairing the transmitter again by hand, so it is a storage fault like the others.
+    mutating func bondsSaved(_ succeeded: Bool, at now: MonotonicInstant) {
+        stored(.bonds, succeeded, at: now)
+        report()
+    }
+
     /// State files that failed are saved again, whole and as they are now, every
     /// `saveRetryInterval`: the alarm state or a remembered address might otherwise wait for
     /// its next change, and the fault with it, for days.
@@ -45,19 +56,21 @@ extension ApplianceSession {
         guard let due = nextSaveRetry, now >= due else { return }
         nextSaveRetry = nil
         let retrying = failingStorage.subtracting([.history])
-        guard !retrying.isEmpty, let state else { return }
+        guard !retrying.isEmpty else { return }
         for what in StoredState.allCases where retrying.contains(what) {
             switch what {
-            case .history:
-                break
+            case .history, .bonds:
+                break  // the history commits every turn; the runner saves the bonds again
+            case .historyDates:
+                if let history { applyClockSteps(to: history, at: now) }
             case .alarmState:
-                stored(what, face.map { state.saveAlarmState($0.alarms.engine.state, at: now) }, at: now)
+                stored(what, state.flatMap { state in face.map { state.saveAlarmState($0.alarms.engine.state, at: now) } }, at: now)
             case .rememberedTransmitters:
-                stored(what, state.saveRemembered(appliance.remembered), at: now)
+                stored(what, state?.saveRemembered(appliance.remembered), at: now)
             case .driverStates:
-                stored(what, state.saveDriverStates(driverStates), at: now)
+                stored(what, state?.saveDriverStates(driverStates), at: now)
             case .clockShift:
-                stored(what, state.saveClockShift(clockWatch), at: now)
+                stored(what, state?.saveClockShift(clockWatch), at: now)
             }
         }
         // A fault cleared (or raised) just now is announced, recorded and shown.

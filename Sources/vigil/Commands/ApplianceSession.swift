@@ -51,8 +51,9 @@ struct ApplianceSession: HostSession {
     /// while anything is here, and the state files in it are saved again every 10 s.
     var failingStorage: Set<StoredState> = []
     var nextSaveRetry: MonotonicInstant?
-    /// Clock steps that set the clock while the history was not open: applied once it is.
-    var clockStepsWhileClosed: [ClockJump] = []
+    /// Clock steps that set the clock and are not applied to the history yet: it was not open
+    /// (applied once it opens), or the re-date failed (tried again with the state files).
+    var clockStepsNotApplied: [ClockJump] = []
     /// Makes the serial export (`[export] serial`) once there is a history to export: at start,
     /// or when a history that could not be opened opens.
     var serialExportAwaitingHistory: ((HistoryStore) -> SerialExportServer)?
@@ -185,13 +186,16 @@ struct ApplianceSession: HostSession {
         let wallNow = SystemClock.wallNow()
         if let step = clockWatch.observe(monotonic: now, wall: wallNow) {
             logger.log(.notice, "the wall clock stepped by \(step.to - step.from)")
+            nextClockCheck = now  // a clock just set clears clock-not-set now, not within the minute
             if step.setsTheClock {
                 let jump = ClockJump(monotonic: step.monotonic, from: step.from, to: step.to)
-                if let history { redate(history, jump) } else { clockStepsWhileClosed.append(jump) }
+                clockStepsNotApplied.append(jump)
+                if let history { applyClockSteps(to: history, at: now) }
             } else {
                 // Kept for the next run: a restart on a clock still a day ahead must not prune.
                 stored(.clockShift, state?.saveClockShift(clockWatch), at: now)
             }
+            report()  // a storage fault raised just now is announced and shown this turn
         }
         guard let history else {
             reopenHistoryIfDue(at: now)

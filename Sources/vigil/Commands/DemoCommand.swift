@@ -88,7 +88,7 @@ struct DemoCommand: ParsableCommand {
         let runner = HostRunner(
             host: Host(configuration: configuration), logger: logger,
             options: .init(reopenOnFailure: false, stopAt: seconds.map { start + .milliseconds(Int64($0 * 1000)) }, snoopPath: btsnoopLog, stopAtEndOfInput: false),
-            bondsChanged: { _ in }) { () throws(PlatformError) -> any HCILink in
+            bondsChanged: { _ in true }) { () throws(PlatformError) -> any HCILink in
             SimulatedLink(controller: controller, dexcom: dexcom)
         }
         let code = runner.run(&session)

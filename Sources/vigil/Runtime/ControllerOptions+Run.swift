@@ -124,11 +124,13 @@ struct StateDirectory {
         }
     }
 
-    func saveBonds(_ store: SMP.BondStore) {
+    func saveBonds(_ store: SMP.BondStore) -> Bool {
         do {
             try AtomicFile.write(path: path + "/bonds", bytes: Array(store.serialized().utf8), mode: 0o600)
+            return true
         } catch {
-            logger.log(.error, "cannot save bonds: \(error)")
+            logger.log(.error, "cannot save bonds: \(error); tried again in \(HostRunner.bondsRetryInterval)")
+            return false
         }
     }
 }

@@ -36,10 +36,15 @@ final class HostRunner {
     /// A failed open, told to the session at the top of the next turn (`connect` has no session).
     private var pendingOpenFailure: String?
     private(set) var lastFailure: String?
-    private let bondsChanged: (SMP.BondStore) -> Void
+    /// Saves the bonds; false when it could not (said in the log by the saver).
+    private let bondsChanged: (SMP.BondStore) -> Bool
     private var savedBonds: SMP.BondStore
+    /// Bonds that could not be saved are saved again from here on (a failing card must not
+    /// be written every turn), and a bond lost on restart means pairing again by hand.
+    private var bondsRetryAt: MonotonicInstant?
+    static let bondsRetryInterval = Duration.seconds(10)
 
-    init(host: Host, logger: Logger, options: Options, bondsChanged: @escaping (SMP.BondStore) -> Void, openLink: @escaping () throws(PlatformError) -> any HCILink) {
+    init(host: Host, logger: Logger, options: Options, bondsChanged: @escaping (SMP.BondStore) -> Bool, openLink: @escaping () throws(PlatformError) -> any HCILink) {
         self.host = host
         self.logger = logger
         self.options = options
@@ -85,7 +90,7 @@ final class HostRunner {
             drain(&session, at: now)
             session.endOfTurn(at: now)
             watchSessionDescriptors(read: session.descriptors, write: session.writeInterest)
-            let deadline = earliest(host.nextDeadline, session.nextDeadline, options.stopAt, reopenAt, link?.nextDeadline)
+            let deadline = earliest(host.nextDeadline, session.nextDeadline, options.stopAt, reopenAt, link?.nextDeadline, bondsRetryAt)
             let ready: [PollLoop.Event]
             if link?.hasPendingInput == true {
                 ready = []
@@ -222,9 +227,11 @@ final class HostRunner {
         while true {
             let outputs = host.takeOutputs()
             if outputs.isEmpty {
-                if host.bonds != savedBonds {
-                    savedBonds = host.bonds
-                    bondsChanged(savedBonds)
+                if host.bonds != savedBonds, bondsRetryAt.map({ now >= $0 }) ?? true {
+                    let saved = bondsChanged(host.bonds)
+                    if saved { savedBonds = host.bonds }
+                    bondsRetryAt = saved ? nil : now + Self.bondsRetryInterval
+                    session.bondsSaved(saved, at: now)
                 }
                 return
             }

@@ -26,6 +26,8 @@ protocol HostSession {
     /// The turn's work is done and the loop is about to sleep: the place for work batched per
     /// turn (the history's one transaction).
     mutating func endOfTurn(at now: MonotonicInstant)
+    /// The runner saved the host's changed bonds, or failed to (and tries again later).
+    mutating func bondsSaved(_ succeeded: Bool, at now: MonotonicInstant)
 }
 
 extension HostSession {
@@ -34,4 +36,5 @@ extension HostSession {
     var writeInterest: [Int32] { [] }
     mutating func writable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {}
     mutating func endOfTurn(at now: MonotonicInstant) {}
+    mutating func bondsSaved(_ succeeded: Bool, at now: MonotonicInstant) {}
 }
