@@ -19,7 +19,7 @@ extension Appliance {
                 host.secure(handle: handle, at: now)
             case .failed(let failure):
                 events.append(.transmitter(slots[i].device, peer: slots[i].peer, .incompatible(reason: "discovery failed: \(failure)")))
-                host.disconnect(handle: handle, at: now)
+                close(i, handle: handle, reason: "discovery failed", host: &host, at: now)
             default:
                 break
             }
@@ -97,9 +97,7 @@ extension Appliance {
                 }
             case .disconnect(let reason):
                 guard !linkGone else { continue }
-                // Reported when the host says the link is gone (one `disconnected`, not two).
-                slots[i].closingReason = slots[i].closingReason ?? reason
-                host.disconnect(handle: handle, at: now)
+                close(i, handle: handle, reason: "driver: \(reason)", host: &host, at: now)
             }
         }
         if !readings.isEmpty {

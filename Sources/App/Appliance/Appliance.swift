@@ -118,6 +118,10 @@ public struct Appliance: Sendable {
 
     public mutating func handleDeadline(host: inout Host, at now: MonotonicInstant) {
         for i in slots.indices {
+            if let retry = slots[i].closeRetryAt, now >= retry, let handle = slots[i].handle {
+                // Still up: the controller refused the Disconnect (the host logged why).
+                close(i, handle: handle, reason: slots[i].closingReason ?? "closing", host: &host, at: now)
+            }
             switch slots[i].state {
             case .waitingToReconnect(let until) where now >= until:
                 slots[i].state = .searching
@@ -170,7 +174,7 @@ public struct Appliance: Sendable {
             guard let i = slots.firstIndex(where: { $0.handle == handle }) else { return }
             let actions = slots[i].driver.receive(.disconnected(reason: "\(reason)"), at: now)
             perform(actions, slot: i, handle: handle, host: &host, at: now, linkGone: true)
-            let why = slots[i].closingReason.map { "driver: \($0); link: \(reason)" } ?? "\(reason)"
+            let why = slots[i].closingReason.map { "\($0); link: \(reason)" } ?? "\(reason)"
             events.append(.transmitter(slots[i].device, peer: peer, .disconnected(reason: why)))
             // A link that ran for a while resets the backoff: this was a drop, not a failing device.
             if let since = slots[i].connectedSince, now - since > .seconds(60) { slots[i].backoff = .seconds(1) }
@@ -268,12 +272,21 @@ public struct Appliance: Sendable {
         if !readings.isEmpty { events.append(.readings(device, peer: peer, readings)) }
     }
 
+    /// Closes slot `i`'s link; `reason` goes into the `disconnected` event when the host
+    /// reports the link gone. Asked again every `closeRetryInterval` until it is.
+    mutating func close(_ i: Int, handle: UInt16, reason: String, host: inout Host, at now: MonotonicInstant) {
+        slots[i].closingReason = slots[i].closingReason ?? reason
+        slots[i].closeRetryAt = now + TransmitterSlot.closeRetryInterval
+        host.disconnect(handle: handle, at: now)
+    }
+
     mutating func waitToReconnect(_ i: Int, at now: MonotonicInstant) {
         slots[i].pending.removeAll()
         slots[i].database = nil
         slots[i].driverAwaitsEncryption = false
         slots[i].connectedSince = nil
         slots[i].closingReason = nil
+        slots[i].closeRetryAt = nil
         slots[i].state = .waitingToReconnect(until: now + slots[i].backoff)
         slots[i].backoff = min(slots[i].backoff * 2, TransmitterSlot.maximumBackoff)
     }
@@ -302,7 +315,7 @@ public struct Appliance: Sendable {
             let actions = slots[i].driver.receive(.pairingFailed(reason: reason), at: now)
             perform(actions, slot: i, handle: handle, host: &host, at: now)
         case .securing:
-            host.disconnect(handle: handle, at: now)
+            close(i, handle: handle, reason: "could not secure the link", host: &host, at: now)
         default:
             break
         }
@@ -327,7 +340,7 @@ public struct Appliance: Sendable {
         let device = slots[i].device
         if let missing = slots[i].driver.profile.missingRequirement(in: discovered) {
             events.append(.transmitter(device, peer: slots[i].peer, .incompatible(reason: missing)))
-            host.disconnect(handle: handle, at: now)
+            close(i, handle: handle, reason: "incompatible", host: &host, at: now)
             return
         }
         if let peer = slots[i].peer, (try? remembered.rememberIfNew(peer, for: device)) == true {

@@ -51,9 +51,14 @@ struct TransmitterSlot: Sendable {
     /// A configured address: only this peer is ours, whatever the matcher would say.
     var fixedAddress: Address?
     var ignoredValues = IgnoredValues()
-    /// Why the driver asked for the link to be closed, kept until the host reports it closed, so
-    /// that one `disconnected` event carries both the driver's reason and the link's.
+    /// Why the appliance closed the link (the driver asked, or the device will not do), kept
+    /// until the host reports it closed, so that one `disconnected` event carries both this
+    /// reason and the link's.
     var closingReason: String?
+    /// When to ask again if the link is still up: a controller may refuse a Disconnect
+    /// (Command Disallowed), and the link would then stay open with nothing using it.
+    var closeRetryAt: MonotonicInstant?
+    static let closeRetryInterval: Duration = .seconds(10)
 
     /// Values on attributes outside the database, counted between reports: the first is
     /// reported at once, later ones at most every `interval`.
@@ -85,8 +90,8 @@ struct TransmitterSlot: Sendable {
     var nextDeadline: MonotonicInstant? {
         switch state {
         case .waitingToReconnect(let until): until
-        case .running: driver.nextDeadline
-        default: nil
+        case .running: earliest(driver.nextDeadline, closeRetryAt)
+        default: closeRetryAt
         }
     }
 }

@@ -120,15 +120,7 @@ struct ApplianceTests {
 
     @Test("a strap that stays connected but goes quiet is dropped by its driver, and reported disconnected once, with the driver's reason")
     func quietStrapIsDisconnectedOnce() throws {
-        // The measurement characteristic never changes, so no notification ever comes.
-        var ad = AdvertisingData.Builder()
-        ad.flags(0x06)
-        ad.uuids16([0x180D])
-        let quiet = SimulatedPeripheral(
-            address: ApplianceWorld.hrmAddress,
-            advertising: AdvertisingConfiguration(kind: .connectable, interval: .milliseconds(100), data: ad.bytes),
-            services: [SimulatedService(0x180D, characteristics: [SimulatedCharacteristic(0x2A37, properties: .notify)])])
-        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [quiet])
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [Self.quietStrap()])
         world.start()
         // The driver's watchdog is 30 s; the reconnection waits at least 1 s after the drop.
         world.advance(by: .seconds(31))
@@ -139,6 +131,32 @@ struct ApplianceTests {
         #expect(reasons.count == 1)
         #expect(reasons.first?.hasPrefix("driver: no heart-rate measurement for 30 s; link: ") == true)
         #expect(world.controller.violations.isEmpty)
+    }
+
+    @Test("a Disconnect the controller refuses is asked again until the link closes, and the strap is found again")
+    func refusedDisconnectIsRetried() throws {
+        var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [Self.quietStrap()])
+        world.refuse[0x0406] = 2  // HCI_Disconnect (Vol 4 Part E §7.1.6)
+        world.start()
+        world.advance(by: .seconds(31))
+        // Watchdog at 30 s: the Disconnect is refused, so the link is still up.
+        #expect(world.transmitterEvents { if case .noData = $0 { true } else { false } } == 1)
+        #expect(world.transmitterEvents { if case .disconnected = $0 { true } else { false } } == 0)
+        #expect(world.controller.connectionHandles.count == 1)
+        // Asked again 10 s later (refused again), then at 50 s it goes through.
+        world.advance(by: .seconds(10))
+        #expect(world.controller.connectionHandles.count == 1)
+        world.advance(by: .seconds(10))
+        #expect(world.controller.connectionHandles.isEmpty)
+        let reasons = world.events.compactMap { event -> String? in
+            if case .transmitter(_, _, .disconnected(let reason)) = event { reason } else { nil }
+        }
+        #expect(reasons.count == 1)
+        #expect(reasons.first?.hasPrefix("driver: no heart-rate measurement for 30 s; link: ") == true)
+        #expect(world.refuse[0x0406] == 0)
+        // And it reconnects: the slot is not stuck on a link nobody uses.
+        world.advance(by: .seconds(5))
+        #expect(world.transmitterEvents { $0 == .connected } == 2)
     }
 
     @Test("a BTHome fridge thermometer is read from its advertisements, never connected")
@@ -218,6 +236,17 @@ struct ApplianceTests {
         #expect((3...6).contains(failures), "pairing failures: \(failures)")
         #expect(connections == failures, "connection attempts \(connections) vs failures \(failures)")
         #expect(world.readings.isEmpty)
+    }
+
+    /// A strap whose measurement characteristic never changes, so no notification ever comes.
+    static func quietStrap() -> SimulatedPeripheral {
+        var ad = AdvertisingData.Builder()
+        ad.flags(0x06)
+        ad.uuids16([0x180D])
+        return SimulatedPeripheral(
+            address: ApplianceWorld.hrmAddress,
+            advertising: AdvertisingConfiguration(kind: .connectable, interval: .milliseconds(100), data: ad.bytes),
+            services: [SimulatedService(0x180D, characteristics: [SimulatedCharacteristic(0x2A37, properties: .notify)])])
     }
 }
 

@@ -47,6 +47,19 @@ struct ApplianceWorld {
         return Appliance.Device(driver: driver, pair: pair)
     }
 
+    /// Commands (by opcode) the world answers itself with Command Disallowed instead of passing
+    /// them to the controller, each as many times as its count says: a controller that will not.
+    var refuse: [UInt16: Int] = [:]
+    private var refusals: [[UInt8]] = []
+
+    private mutating func refusing(_ packet: [UInt8]) -> Bool {
+        guard packet.count >= 3, packet[0] == 0x01 else { return false }
+        let opcode = UInt16(packet[1]) | UInt16(packet[2]) << 8
+        guard let left = refuse[opcode], left > 0 else { return false }
+        refuse[opcode] = left - 1
+        return true
+    }
+
     mutating func start() {
         host.start(at: now)
         pump()
@@ -59,6 +72,9 @@ struct ApplianceWorld {
             for output in host.takeOutputs() {
                 moved = true
                 switch output {
+                case .send(let packet) where refusing(packet):
+                    // Command Status (Vol 4 Part E §7.7.15): Command Disallowed, one credit back.
+                    refusals.append([0x04, 0x0F, 0x04, 0x0C, 0x01, packet[1], packet[2]])
                 case .send(let packet):
                     controller.receive(fromHost: packet, at: now)
                 case .event(let event):
@@ -68,10 +84,11 @@ struct ApplianceWorld {
                 }
             }
             dexcom?.service(&controller.radio, at: now)
-            for packet in controller.takePacketsForHost() {
+            for packet in refusals + controller.takePacketsForHost() {
                 moved = true
                 host.receive(packet, at: now)
             }
+            refusals.removeAll()
             events += appliance.takeEvents()
             if !moved { return }
         }
