@@ -14,7 +14,8 @@ import Readings
 public struct HistoryReopening: Sendable {
     /// One `HistoryStore.append`, kept with the arguments it will be made with.
     public enum Waiting: Sendable {
-        case readings([RecordedReading], receivedAt: MonotonicInstant)
+        /// `receivedAt` nil: dated by the transmitter's own clock, never re-dated.
+        case readings([RecordedReading], receivedAt: MonotonicInstant?)
         case alarms([AlarmEvent], monotonicNow: MonotonicInstant, wallNow: WallClockTime)
 
         public var rows: Int {

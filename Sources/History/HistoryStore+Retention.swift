@@ -15,13 +15,13 @@ extension HistoryStore {
                 // Age: each kind against its own limit.
                 for kind in Reading.Kind.allCases {
                     let cutoff = now - (policy.keep[kind] ?? policy.otherRows)
-                    let deleted = try deleteOldest(table: "readings", kinds: [kind], before: cutoff, limit: remaining)
+                    let deleted = try deleteOldest(table: "readings", kinds: [kind], since: policy.unsetClockBefore, before: cutoff, limit: remaining)
                     remaining -= deleted
                     if remaining == 0 { break }
                 }
                 let cutoff = now - policy.otherRows
                 for table in ["alarm_events", "calibrations"] where remaining > 0 {
-                    remaining -= try deleteOldest(table: table, kinds: nil, before: cutoff, limit: remaining)
+                    remaining -= try deleteOldest(table: table, kinds: nil, since: policy.unsetClockBefore, before: cutoff, limit: remaining)
                 }
                 if remaining == 0 { finished = false }
                 // Size: the oldest rows of the first group that has any, until under the cap.
@@ -53,17 +53,19 @@ extension HistoryStore {
         } catch { throw .sqlite(error) }
     }
 
-    /// Deletes up to `limit` of the oldest rows of `table` (of `kinds`, for readings) before
-    /// `before` (or any age when nil); returns how many went.
-    private func deleteOldest(table: String, kinds: [Reading.Kind]?, before: WallClockTime?, limit: Int) throws(SQLiteError) -> Int {
+    /// Deletes up to `limit` of the oldest rows of `table` (of `kinds`, for readings) dated
+    /// in `[since, before)` (either end open when nil); returns how many went.
+    private func deleteOldest(table: String, kinds: [Reading.Kind]?, since: WallClockTime? = nil, before: WallClockTime?,
+                              limit: Int) throws(SQLiteError) -> Int {
         guard limit > 0 else { return 0 }
         let kindFilter = kinds.map { "AND kind IN (\($0.map { String(ReadingColumns.code(of: $0)) }.joined(separator: ",")))" } ?? ""
         let statement = try connection.cached("""
             DELETE FROM \(table) WHERE id IN (
-                SELECT id FROM \(table) WHERE wall_time < ? \(kindFilter) ORDER BY wall_time LIMIT ?)
+                SELECT id FROM \(table) WHERE wall_time >= ? AND wall_time < ? \(kindFilter) ORDER BY wall_time LIMIT ?)
             """)
-        try statement.bind(1, before?.microsecondsSinceEpoch ?? .max)
-        try statement.bind(2, Int64(limit))
+        try statement.bind(1, since?.microsecondsSinceEpoch ?? .min)
+        try statement.bind(2, before?.microsecondsSinceEpoch ?? .max)
+        try statement.bind(3, Int64(limit))
         try statement.run()
         return connection.changes
     }

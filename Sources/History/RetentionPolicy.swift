@@ -1,3 +1,4 @@
+import Clocks
 import Readings
 
 /// How long the history keeps what (issue 5 "Rolling retention"), and how big it may grow.
@@ -9,11 +10,18 @@ public struct RetentionPolicy: Hashable, Sendable {
     /// A cap on the bytes in use in the main file; past it the oldest rows go, heart rate and
     /// RR intervals first (the 1 Hz streams are most of the volume and least of the value).
     public var maximumBytes: Int?
+    /// Rows dated before this were dated by a clock not set yet (a board without a real-time
+    /// clock boots in 1970): their age is unknown, so age never deletes them, only the size
+    /// cap. They are re-dated when the clock is set while Vigil runs; were it set while Vigil
+    /// was stopped, or the re-date lost, they would otherwise look decades old and go at the
+    /// first prune. Nil: every row is aged by its date.
+    public var unsetClockBefore: WallClockTime?
 
-    public init(keep: [Reading.Kind: Duration], otherRows: Duration, maximumBytes: Int? = nil) {
+    public init(keep: [Reading.Kind: Duration], otherRows: Duration, maximumBytes: Int? = nil, unsetClockBefore: WallClockTime? = nil) {
         self.keep = keep
         self.otherRows = otherRows
         self.maximumBytes = maximumBytes
+        self.unsetClockBefore = unsetClockBefore
     }
 
     static let day = Duration.seconds(86_400)

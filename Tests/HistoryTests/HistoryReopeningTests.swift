@@ -50,6 +50,26 @@ import Testing
         #expect(try store.alarmEvents() == [RecordedAlarmEvent(kind: .glucose(.low), change: .raised(.medium), wallTime: noon + .seconds(2))])
     }
 
+    /// Readings a transmitter dated on its own clock (a meter's records) wait with no reception
+    /// instant, and a clock step applied once the history opens moves only the readings the
+    /// board's clock dated.
+    @Test func readingsDatedByTheirOwnClockWaitWithoutAReceptionInstantAndAreNotReDated() throws {
+        let directory = try TemporaryDirectory()
+        var reopening = HistoryReopening(path: directory.database, failedAt: Self.at(0))
+        let boardDated = Self.heartRates(1, from: 0).map { var r = $0; r.wallTime = WallClockTime(secondsSinceEpoch: 5); return r }
+        let meterDated = [RecordedReading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104)), wallTime: noon)]
+        reopening.keep(.readings(boardDated, receivedAt: Self.at(5)))
+        reopening.keep(.readings(meterDated, receivedAt: nil))
+        #expect(reopening.waitingRows == 2)
+
+        let store = try HistoryStore.open(path: directory.database, bootID: "boot-1", now: noon)
+        #expect(reopening.replay(into: store) == 2)
+        let jump = ClockJump(monotonic: Self.at(10), from: WallClockTime(secondsSinceEpoch: 10), to: noon + .seconds(60))
+        #expect(try store.redate(jump) == 1)
+        #expect(store.commit() == .committed(rows: 2, duplicates: 0))
+        #expect(Array(store.readings()).map(\.wallTime) == [noon, noon + .seconds(55)])
+    }
+
     @Test func theWaitIsBoundedAndTheOldestGoFirstCounted() throws {
         var reopening = HistoryReopening(path: "/x/history.sqlite", failedAt: Self.at(0), rowLimit: 10)
         for batch in 0..<5 { reopening.keep(.readings(Self.heartRates(4, from: batch * 4), receivedAt: Self.at(Int64(batch)))) }

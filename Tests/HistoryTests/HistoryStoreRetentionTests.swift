@@ -50,6 +50,29 @@ import Testing
         #expect(try store.calibrations().isEmpty)
     }
 
+    /// Rows dated by a clock not set yet (a board that booted in 1970 and whose re-date was
+    /// missed: the clock set while Vigil was stopped) are not aged: they are not 56 years old,
+    /// their age is unknown. Rows of a set clock past their retention still go, and without
+    /// the floor (the policy's default) the 1970 rows go too.
+    @Test func rowsOfAnUnsetClockAreNotAged() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        let unset = WallClockTime(secondsSinceEpoch: 86_400)
+        let believable = noon - Self.day * 1_000
+        func heartRate(at time: WallClockTime) -> RecordedReading {
+            RecordedReading(device: "h", value: .heartRate(BeatsPerMinute(60), contact: .detected), wallTime: time)
+        }
+        store.append([heartRate(at: unset), heartRate(at: unset + .seconds(1)), heartRate(at: noon - Self.day * 31), heartRate(at: noon)])
+        store.append([RecordedAlarmEvent(kind: .urgentLow, change: .cleared, wallTime: unset)])
+        store.commit()
+        let floored = RetentionPolicy(keep: RetentionPolicy.standard.keep, otherRows: RetentionPolicy.standard.otherRows, unsetClockBefore: believable)
+        #expect(try store.prune(now: noon, policy: floored).deleted == 1)
+        #expect(Array(store.readings()).map(\.wallTime) == [unset, unset + .seconds(1), noon])
+        #expect(try store.alarmEvents().map(\.wallTime) == [unset])
+        #expect(try store.prune(now: noon, policy: .standard).deleted == 3)
+        #expect(Array(store.readings()).map(\.wallTime) == [noon])
+    }
+
     /// A size cap below the file: heart rate goes first, oldest first, and glucose only once
     /// no heart rate is left; the file gives its pages back (incremental vacuum). Four days of
     /// a realistic mix: a glucose reading every 5 minutes and heart rate every 10 seconds.

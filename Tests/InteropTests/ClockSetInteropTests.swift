@@ -53,12 +53,63 @@ extension Interop {
             #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
 
             let stored = try Storage.storedHeartRates(database)
+            let endedAt = WallClockTime(secondsSinceEpoch: Int64(Date().timeIntervalSince1970) + 1)  // vigil ran on this clock
             #expect(stored.count == Storage.heartRateEvents(vigil.events).count)
             let stale = stored.filter { $0.wallTime < WallClockTime(secondsSinceEpoch: 1_735_689_600) }  // 2025: a set clock
             #expect(stale.isEmpty, "\(stale.count) of \(stored.count) readings kept a 1970 date; first \(String(describing: stale.first))")
             // Re-dated by the step: the earliest lands within the minute before the clock was set.
             let earliest = try #require(stored.map(\.wallTime).min())
             #expect(earliest > setAt - .seconds(120) && earliest < setAt, "earliest \(earliest), clock set at \(setAt)")
+            // And none twice: the readings dated on the new clock before vigil saw the step were
+            // once moved again, 56 years ahead.
+            let ahead = stored.filter { $0.wallTime > endedAt }
+            #expect(ahead.isEmpty, "\(ahead.count) of \(stored.count) readings dated after the test ended (\(endedAt)): \(ahead)\n\(vigil.summary)")
+        }
+
+        /// A glucose meter's records carry the meter's own dates; the board's clock being set
+        /// afterwards must not move them. Before, every row received before the step was
+        /// shifted with it, so records synced on a board that booted in 1970 were stored 56
+        /// years ahead of the meter's dates.
+        @Test func aMetersOwnDatesAreNotMovedWhenTheBoardClockIsSet() throws {
+            let rig = try Rig.launch("glucose_meter.py", arguments: ["--records", "6"])
+            defer { rig.stop() }
+            let sent = try #require(try rig.info().objects("records"), "rig info has no records")
+            let state = try StateDirectory()
+            let database = state.url.appendingPathComponent("history.sqlite").path
+            let configDirectory = try StateDirectory()
+            let config = try configDirectory.writeConfig("[[device]]\ntype = \"glucose-meter\"\nlabel = \"meter\"\npair = true\n\n[face]\nbackend = \"none\"\n")
+            let clock = try FakeWallClock(directory: configDirectory.url, start: Self.unset)
+            let vigil = try BackgroundVigil(["run", "--hci", "tcp:127.0.0.1:\(rig.port)", "--config", config.path, "--state-dir", state.url.path,
+                                             "--events-json", "--log-level", "info", "--seconds", "60"], environment: clock.environment)
+            func meterReadings() -> [JSONObject] {
+                vigil.events.filter { $0.string("event") == "reading" && $0.string("kind") == "meter-glucose" }
+            }
+            let unsetSaid = vigil.wait(upTo: .seconds(10)) { vigil.events.contains(where: Self.isClockNotSet("raised")) }
+            try #require(unsetSaid, "vigil did not see the 1970 clock (is it linked statically?)\n\(vigil.summary)")
+            try #require(vigil.wait(upTo: .seconds(20)) { meterReadings().count == sent.count }, "\(vigil.summary)")
+            // Committed on the unset clock, then the clock is set.
+            #expect(vigil.wait(upTo: .seconds(5)) { ((try? Self.storedMeterReadings(database)) ?? []).count == sent.count })
+            try clock.set(Date())
+            #expect(vigil.waitForLog("rows dated before the clock was set were re-dated"), "\(vigil.summary)")
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit()
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+
+            // The rig's records are dated in meter local time (plus a time offset on some), and
+            // the meter's UTC offset is zero.
+            let iso = ISO8601DateFormatter()
+            let want = try sent.map { record in
+                let local = try #require(record.string("localTime").flatMap { iso.date(from: $0 + "Z") }, "\(record)")
+                let offset = Int64(record.int("timeOffsetMin") ?? 0) * 60
+                return WallClockTime(secondsSinceEpoch: Int64(local.timeIntervalSince1970) + offset)
+            }.sorted()
+            let stored = try Self.storedMeterReadings(database).map(\.wallTime).sorted()
+            #expect(stored == want, "stored \(stored), the meter's dates \(want)")
+        }
+
+        static func storedMeterReadings(_ database: String) throws -> [RecordedReading] {
+            let store = try HistoryStore.open(path: database, bootID: "clock-check")
+            return Array(store.readings(HistoryQuery(kind: .meterGlucose)))
         }
 
         /// A set clock jumps a day ahead (a bad time source) and then back: each step is said,

@@ -1,6 +1,8 @@
+import App
 import Clocks
 import History
 import Platform
+import Readings
 
 /// Opening the rolling history, at start and again while it cannot be opened.
 extension ApplianceSession {
@@ -17,6 +19,45 @@ extension ApplianceSession {
             stored(.history, false, at: now)
             if serialExportAwaitingHistory != nil { logger.log(.warning, "serial export: waits for the history to open") }
         }
+    }
+
+    /// Shows the watch a pair of clock readings taken together, and acts on a step: said in
+    /// the log; a clock being set re-dates the rows the unset clock dated; a step of a set
+    /// clock is saved for retention. Every row is dated by a pair the watch saw first
+    /// (`report`), so the rows of the old clock are exactly those received up to the pair
+    /// before the step was seen: that pair is the re-date's cut-off. Cutting at the pair that
+    /// saw the step moved the rows dated on the new clock in between a second time, decades
+    /// ahead. Returns whether the clock stepped.
+    @discardableResult
+    mutating func watchClock(monotonic now: MonotonicInstant, wall wallNow: WallClockTime) -> Bool {
+        guard history != nil || historyReopening != nil else { return false }
+        let previous = clockWatchedAt ?? now
+        clockWatchedAt = max(now, previous)
+        guard let step = clockWatch.observe(monotonic: now, wall: wallNow) else { return false }
+        logger.log(.notice, "the wall clock stepped by \(step.to - step.from)")
+        nextClockCheck = now  // a clock just set clears clock-not-set now, not within the minute
+        if step.setsTheClock {
+            clockStepsNotApplied.append(ClockJump(monotonic: previous, from: step.from, to: step.to))
+            if let history { applyClockSteps(to: history, at: now) }
+        } else {
+            // Kept for the next run: a restart on a clock still a day ahead must not prune.
+            stored(.clockShift, state?.saveClockShift(clockWatch), at: now)
+        }
+        return true
+    }
+
+    /// The readings of an event, dated by the pair of clock readings given. A reading the
+    /// transmitter dated on its own calendar clock (a meter's records) is stored without a
+    /// reception instant: the board's clock being set later re-dates what the board's clock
+    /// dated, never what the meter's did.
+    mutating func recordReadings(of event: ApplianceEvent, monotonicNow now: MonotonicInstant, wallNow: WallClockTime) {
+        guard case let .readings(_, _, readings) = event else { return }
+        var boardDated: [RecordedReading] = [], ownClock: [RecordedReading] = []
+        for (reading, row) in zip(readings, event.recordedReadings(monotonicNow: now, wallNow: wallNow)) {
+            if case .wallClock = reading.time { ownClock.append(row) } else { boardDated.append(row) }
+        }
+        if !boardDated.isEmpty { record(.readings(boardDated, receivedAt: now)) }
+        if !ownClock.isEmpty { record(.readings(ownClock, receivedAt: nil)) }
     }
 
     /// Appended to the history, or kept until it opens.

@@ -38,7 +38,7 @@ struct ApplianceSession: HostSession {
     var isFinished: Bool { false }
     /// The alarm state last written, so it is written again only when it changes.
     private var savedAlarmState: AlarmEngine.State?
-    private var nextClockCheck: MonotonicInstant?
+    var nextClockCheck: MonotonicInstant?
     var lastStatus = ""
     private var startupCodeDropped = false
     /// The rolling history (issue 5); nil when it cannot be opened (the storage fault sounds).
@@ -67,6 +67,8 @@ struct ApplianceSession: HostSession {
     var usbExportJob: BackgroundJob<USBExport.Result>?
     var utcOffset: Duration = .zero
     var clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
+    /// The monotonic half of the last pair of clock readings the watch saw (`watchClock`).
+    var clockWatchedAt: MonotonicInstant?
     private var nextPrune: MonotonicInstant?
     /// The face's time never goes back: a button edge stamped by the kernel a moment before
     /// the face last ran is fed at that later time.
@@ -184,17 +186,7 @@ struct ApplianceSession: HostSession {
         retryFailedSaves(at: now)
         guard history != nil || historyReopening != nil else { return }
         let wallNow = SystemClock.wallNow()
-        if let step = clockWatch.observe(monotonic: now, wall: wallNow) {
-            logger.log(.notice, "the wall clock stepped by \(step.to - step.from)")
-            nextClockCheck = now  // a clock just set clears clock-not-set now, not within the minute
-            if step.setsTheClock {
-                let jump = ClockJump(monotonic: step.monotonic, from: step.from, to: step.to)
-                clockStepsNotApplied.append(jump)
-                if let history { applyClockSteps(to: history, at: now) }
-            } else {
-                // Kept for the next run: a restart on a clock still a day ahead must not prune.
-                stored(.clockShift, state?.saveClockShift(clockWatch), at: now)
-            }
+        if watchClock(monotonic: SystemClock.monotonicNow(), wall: wallNow) {
             report()  // a storage fault raised just now is announced and shown this turn
         }
         guard let history else {
@@ -226,9 +218,10 @@ struct ApplianceSession: HostSession {
     }
 
     /// The standard retention (365 days of glucose, 30 of heart rate) with a 1 GiB cap: an SD
-    /// card shared with the system must never fill up with heart beats.
+    /// card shared with the system must never fill up with heart beats. Rows dated before the
+    /// clock was believable are not aged (their re-date may have been missed).
     static let retention = RetentionPolicy(keep: RetentionPolicy.standard.keep, otherRows: RetentionPolicy.standard.otherRows,
-                                           maximumBytes: 1 << 30)
+                                           maximumBytes: 1 << 30, unsetClockBefore: ApplianceAlarms.earliestBelievableTime)
 
     /// Buzzer and LED off, lines released, the terminal restored, the history's last rows written.
     func close() {
@@ -260,9 +253,12 @@ struct ApplianceSession: HostSession {
     mutating func report() {
         let now = SystemClock.monotonicNow()
         let wallNow = SystemClock.wallNow()
+        // Before anything is dated by this pair of readings: a step of the clock between the
+        // last pair and this one is then known before a row is dated on the new clock.
+        watchClock(monotonic: now, wall: wallNow)
         checkFace(at: now)
         var events = appliance.takeEvents()
-        for event in events { record(.readings(event.recordedReadings(monotonicNow: now, wallNow: wallNow), receivedAt: now)) }
+        for event in events { recordReadings(of: event, monotonicNow: now, wallNow: wallNow) }
         if face != nil {
             let faceNow = at(now)
             for event in events { face?.observe(event, monotonicNow: faceNow, wallNow: wallNow) }
