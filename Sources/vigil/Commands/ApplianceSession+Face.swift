@@ -29,10 +29,13 @@ extension ApplianceSession {
     }
 
     /// When the session must look at the face: a failure (or a recovery) the alarms have not
-    /// heard yet, found by the last write to a line, or a reopening due.
+    /// heard yet, found by the last write to a line, or a reopening due. The first is due
+    /// already, and said as a fixed instant (`.zero`): a fresh reading of the clock is always
+    /// later than the runner's `now`, so it never came due, and the loop polled with a zero
+    /// timeout, at full CPU, until some other deadline ran the check.
     var nextFaceCheck: MonotonicInstant? {
         guard face != nil else { return nil }
-        if faceFailure != faceFailureReported { return SystemClock.monotonicNow() }
+        if faceFailure != faceFailureReported { return .zero }
         return nextFaceOpen
     }
 

@@ -93,7 +93,7 @@ struct ApplianceSession: HostSession {
     var nextDeadline: MonotonicInstant? {
         earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
                  serialExport?.nextDeadline, statusServer?.nextDeadline, nextFaceCheck, nextSaveRetry,
-                 notifier?.watchdogInterval.map { _ in nextWatchdog ?? SystemClock.monotonicNow() })
+                 notifier?.watchdogInterval.map { _ in nextWatchdog ?? .zero })  // the first feed: due at once
     }
 
     var descriptors: [Int32] {
@@ -232,6 +232,9 @@ struct ApplianceSession: HostSession {
         statusServer?.close()
         if let history, history.pendingCount > 0, case let .failed(error, pending, _) = history.commit() {
             logger.log(.error, "history: \(pending) rows could not be written at exit: \(error)")
+        }
+        if let historyReopening, historyReopening.waitingRows > 0 {
+            logger.log(.error, "history: \(historyReopening.waitingRows) rows that waited for \(historyReopening.path) to open are lost at exit")
         }
     }
 

@@ -227,7 +227,13 @@ final class HostRunner {
         while true {
             let outputs = host.takeOutputs()
             if outputs.isEmpty {
-                if host.bonds != savedBonds, bondsRetryAt.map({ now >= $0 }) ?? true {
+                if host.bonds == savedBonds, bondsRetryAt != nil {
+                    // What could not be saved is gone again (a bond forgotten after a failed
+                    // save): the file holds the bonds as they are, so nothing is left to retry,
+                    // and a retry deadline left in the past would spin the loop for good.
+                    bondsRetryAt = nil
+                    session.bondsSaved(true, at: now)
+                } else if host.bonds != savedBonds, bondsRetryAt.map({ now >= $0 }) ?? true {
                     let saved = bondsChanged(host.bonds)
                     if saved { savedBonds = host.bonds }
                     bondsRetryAt = saved ? nil : now + Self.bondsRetryInterval
