@@ -92,7 +92,7 @@ struct ApplianceSession: HostSession {
 
     var nextDeadline: MonotonicInstant? {
         earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
-                 serialExport?.nextDeadline, statusServer?.nextDeadline, nextFaceCheck, nextSaveRetry,
+                 serialExport?.nextDeadline, statusServer?.nextDeadline, nextFaceCheck, nextSaveRetry, historyReopening?.nextAttempt,
                  notifier?.watchdogInterval.map { _ in nextWatchdog ?? .zero })  // the first feed: due at once
     }
 

@@ -147,7 +147,11 @@ final class HostRunner {
         let wanted = read.map { SessionInterest(fileDescriptor: $0, read: true, write: write.contains($0)) }
             + write.filter { !read.contains($0) }.map { SessionInterest(fileDescriptor: $0, read: false, write: true) }
         guard wanted != sessionInterest else { return }
-        for old in sessionInterest where !wanted.contains(where: { $0.fileDescriptor == old.fileDescriptor }) {
+        // A descriptor the session closed may already be the controller's again (connect()
+        // reopened it this turn and got the lowest free number): unregistering it would leave
+        // the controller unpolled until its bring-up timed out.
+        for old in sessionInterest where !wanted.contains(where: { $0.fileDescriptor == old.fileDescriptor })
+            && old.fileDescriptor != link?.fileDescriptor {
             poll.unregister(old.fileDescriptor)
         }
         for interest in wanted where !sessionInterest.contains(interest) {
