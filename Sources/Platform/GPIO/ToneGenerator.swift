@@ -17,8 +17,10 @@ import CPlatform
 ///
 /// `play` returns at once; the thread takes up a change at its next toggle, within half a period.
 /// `stop` joins the thread and leaves the line low. Failures of the line write cannot be thrown
-/// from the thread: the tone stops, the line is driven low if it can be, and the next `play`
-/// throws the error (and `failure` shows it) so nothing fails silently.
+/// from the thread: the tone stops, the line is driven low if it can be, and `failure` shows the
+/// error until a toggle works again (the next `play` tries). It is the line's state, not a
+/// message read once: when `play` cleared it, a broken line showed as failing at each burst's
+/// end and working at the next one's start, and the face fault flapped with the bursts.
 public final class ToneGenerator {
     /// Drives the buzzer line high (true) or low. Called only from the tone thread while it runs,
     /// and from `stop` after it has been joined.
@@ -52,25 +54,22 @@ public final class ToneGenerator {
 
     deinit { stop() }
 
-    /// The error of a toggle that failed since the last `play`, if any.
+    /// The error of the last toggle that failed, until one works again.
     public var failure: GPIOError? { shared.withLock { shared.failure } }
 
-    /// Sounds `hertz` (nil: silent, line low). Starts the thread the first time.
-    /// Throws for a frequency outside `audibleHertz`, when the thread cannot be created, and,
-    /// once, for a line write that failed since the previous call (the tone stopped then).
+    /// Sounds `hertz` (nil: silent, line low). Starts the thread the first time. A line that
+    /// failed is tried again: one glitch must not silence the next burst.
+    /// Throws for a frequency outside `audibleHertz` and when the thread cannot be created;
+    /// a failed line write shows in `failure`.
     public func play(hertz: Int?) throws(GPIOError) {
         if let hertz, !Self.audibleHertz.contains(hertz) {
             throw .invalidArgument(operation: "ToneGenerator.play(hertz: \(hertz))",
                                    reason: "a tone must be within \(Self.audibleHertz.lowerBound)...\(Self.audibleHertz.upperBound) Hz")
         }
-        let earlier: GPIOError? = shared.withLock {
-            let failure = shared.failure
-            shared.failure = nil
-            shared.requestedHertz = failure == nil ? hertz : nil
+        shared.withLock {
+            shared.requestedHertz = hertz
             shared.signal()
-            return failure
         }
-        if let earlier { throw earlier }
         if hertz != nil && thread == nil { try startThread() }
     }
 
@@ -173,6 +172,10 @@ final class ToneShared: @unchecked Sendable {
                 failure = error
                 requestedHertz = nil
                 level = true  // unknown: make the silent branch try to drive it low
+            } else {
+                // Only a toggle clears it: the silent branch's low write working says
+                // nothing about a line that cannot sound.
+                failure = nil
             }
         }
         pthread_mutex_unlock(mutex)

@@ -101,6 +101,8 @@ final class GPIOFaceDevice: FaceDevice {
                     // A passive buzzer given no tone still must sound: the high priority's tone.
                     let hertz = fixedToneHertz ?? toneHertz ?? BuzzerRhythm.toneHertz(for: .high)
                     try tone.play(hertz: level == .high ? hertz : nil)
+                    // The tone thread's writes: failing until one of its toggles works.
+                    if let failure = tone.failure { throw failure }
                 } else {
                     try buzzer.set(level == .high)
                 }

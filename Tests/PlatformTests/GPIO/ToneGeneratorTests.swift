@@ -16,14 +16,19 @@ final class LevelRecorder: Sendable {
     let state = Mutex(State())
     /// Fail the write with this error when it is the `failOnWrite`th (1-based).
     let failOnWrite: Int?
+    /// Fail every write from this one on (1-based): a line that broke for good.
+    let failFrom: Int?
 
-    init(failOnWrite: Int? = nil) { self.failOnWrite = failOnWrite }
+    init(failOnWrite: Int? = nil, failFrom: Int? = nil) {
+        self.failOnWrite = failOnWrite
+        self.failFrom = failFrom
+    }
 
     var setLevel: ToneGenerator.SetLevel {
         { (on: Bool) throws(GPIOError) in
             let fail = self.state.withLock { state -> Bool in
                 state.writes += 1
-                if state.writes == self.failOnWrite { return true }
+                if state.writes == self.failOnWrite || self.failFrom.map({ state.writes >= $0 }) == true { return true }
                 if state.level != on { state.toggles += 1 }
                 state.level = on
                 return false
@@ -131,9 +136,9 @@ final class LevelRecorder: Sendable {
         #expect(recorder.level == false)
     }
 
-    /// A write that fails stops the tone, drives the line low, and is thrown by the next play
-    /// (once): the owner hears about it.
-    @Test func failedWriteIsReportedByTheNextPlay() throws {
+    /// A write that fails stops the tone, drives the line low, and shows in `failure`; the
+    /// next play tries the line again, and a toggle that works clears the failure.
+    @Test func aFailedWriteShowsUntilAToggleWorks() throws {
         let recorder = LevelRecorder(failOnWrite: 4)
         let generator = ToneGenerator(setLevel: recorder.setLevel)
         try generator.play(hertz: 1000)
@@ -143,13 +148,34 @@ final class LevelRecorder: Sendable {
         let afterFailure = recorder.writes
         sleepFor(milliseconds: 20)
         #expect(recorder.writes == afterFailure, "the tone went on after its line failed")
+        #expect(generator.failure == error, "the low write after the failure cleared it")
 
-        #expect(throws: error) { try generator.play(hertz: 1000) }
-        #expect(generator.failure == nil)
         try generator.play(hertz: 1000)
         #expect(eventually { recorder.writes >= afterFailure + 4 })
+        #expect(eventually { generator.failure == nil })
         generator.stop()
         #expect(recorder.level == false)
+    }
+
+    /// A line that stays broken stays failing across bursts: silence between them (where the
+    /// old generator forgot the failure at each play) and a new burst do not hide it, so the
+    /// face fault does not flap with the bursts.
+    @Test func aLineThatStaysBrokenStaysFailingAcrossBursts() throws {
+        let recorder = LevelRecorder(failFrom: 3)
+        let generator = ToneGenerator(setLevel: recorder.setLevel)
+        let error = GPIOError.system(operation: "gpiod_line_set_value(test)", errno: EIO)
+        for _ in 0..<3 {
+            try generator.play(hertz: 1000)
+            #expect(eventually { generator.failure == error })
+            try generator.play(hertz: nil)
+            sleepFor(milliseconds: 5)
+            #expect(generator.failure == error)
+        }
+        let writes = recorder.writes
+        try generator.play(hertz: 1000)
+        #expect(eventually { recorder.writes > writes }, "a burst after a failure did not try the line again")
+        #expect(generator.failure == error)
+        generator.stop()
     }
 
     /// The tone thread blocks every signal, so a SIGTERM meant for the event loop's signalfd can
