@@ -178,6 +178,63 @@ extension Interop {
             #expect(Array(sent.prefix(reported.count)) == reported)
         }
 
+        /// Out of file descriptors (the daemon's limit lowered under it with prlimit, to the
+        /// lowest number it has free): a client waiting to be accepted cannot be, and the
+        /// listener rests a second between tries instead of spinning on it. The daemon's CPU
+        /// stays low, the failure is said once, and readings go on; with the limit restored
+        /// the waiting client is answered and the recovery is said.
+        @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "needs root and prlimit"))
+        func runningOutOfDescriptorsRestsTheListenerInsteadOfSpinning() throws {
+            let directory = try TemporaryDirectory()
+            let socket = directory.path + "/status.sock"
+            let daemon = try BackgroundVigil(["demo", "--events-json", "--status-socket", socket, "--seconds", "40", "--log-level", "notice"])
+            defer { daemon.stop() }
+            _ = try Self.waitForHeartRate(socket: socket, daemon: daemon)
+            let pid = daemon.process.processIdentifier
+            let open = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { Int($0) })
+            let lowestFree = (0...).first { !open.contains($0) }!
+            try Self.prlimit(pid, openFiles: lowestFree)
+
+            let waiting = try UnixTestSocket.connect(socket)
+            defer { close(waiting) }
+            #expect(write(waiting, "STATUS\n", 7) == 7)
+            let readingsBefore = daemon.events.filter { $0.string("event") == "reading" }.count
+            let cpuBefore = try Self.cpuSeconds(pid)
+            let start = Date()
+            Thread.sleep(forTimeInterval: 3)
+            let share = (try Self.cpuSeconds(pid) - cpuBefore) / Date().timeIntervalSince(start)
+            // Spinning on the listener was a whole core; the demo's own work is a few percent.
+            #expect(share < 0.25, "the daemon used \(Int(share * 100)) % of a core while it could not accept")
+            let said = daemon.stderrText.components(separatedBy: "status: accept(unix:").count - 1
+            #expect(said == 1, "the failure was said \(said) times\n\(daemon.summary)")
+            #expect(daemon.stderrText.contains("EMFILE") || daemon.stderrText.contains("Too many open files"), "\(daemon.summary)")
+            #expect(daemon.events.filter { $0.string("event") == "reading" }.count > readingsBefore, "readings stopped\n\(daemon.summary)")
+
+            try Self.prlimit(pid, openFiles: 1024)
+            let answer = UnixTestSocket.readToEnd(waiting, within: 5) ?? ""
+            #expect(answer.hasPrefix("Vigil "), "the waiting client was not answered: \(answer)")
+            #expect(daemon.waitForLog("status: accepting again", upTo: .seconds(3)), "\(daemon.summary)")
+        }
+
+        /// Sets the open-files limit (soft and hard) of a running process.
+        static func prlimit(_ pid: Int32, openFiles: Int) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--pid", "\(pid)", "--nofile=\(openFiles):\(max(openFiles, 1024))"]
+            try process.run()
+            process.waitUntilExit()
+            try #require(process.terminationStatus == 0, "prlimit --nofile=\(openFiles) failed")
+        }
+
+        /// User and system CPU time of a process so far (/proc/PID/stat fields 14 and 15).
+        static func cpuSeconds(_ pid: Int32) throws -> Double {
+            let text = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            // After the command name in parentheses, which may hold spaces: state is field 3.
+            let fields = text[text.index(after: try #require(text.lastIndex(of: ")")))...].split(separator: " ")
+            let ticks = try #require(Double(fields[11])) + (try #require(Double(fields[12])))
+            return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+
         /// Asks `vigil status --json` until `device` shows a heart-rate reading (the daemon is
         /// up and the strap notified), at most 25 s; returns the last answer.
         static func waitForHeartRate(socket: String, daemon: BackgroundVigil, device: String = "chest-strap") throws -> JSONObject {
