@@ -84,11 +84,12 @@ extension Interop {
         /// `vigil run` against the rig with its configuration in `configDirectory` (kept apart
         /// from the state directory under test).
         static func start(_ rig: Rig, stateDirectory: String, configDirectory: StateDirectory, seconds: Int, pair: Bool = false,
-                          environment: [String: String]? = nil) throws -> BackgroundVigil {
+                          environment: [String: String]? = nil, arguments: [String] = [], standardError: FileHandle? = nil) throws -> BackgroundVigil {
             let name = try #require(try rig.info().string("name"))
             let config = try configDirectory.writeConfig("[[device]]\ntype = \"heart-rate\"\nname = \"\(name)\"\npair = \(pair)\n\n[face]\nbackend = \"none\"\n")
             return try BackgroundVigil(["run", "--hci", "tcp:127.0.0.1:\(rig.port)", "--config", config.path, "--state-dir", stateDirectory,
-                                        "--events-json", "--log-level", "info", "--seconds", "\(seconds)"], environment: environment)
+                                        "--events-json", "--log-level", "info", "--seconds", "\(seconds)"] + arguments, environment: environment,
+                                       standardError: standardError)
         }
 
         /// The state directory on an 8 MiB tmpfs that a filler file fills while readings arrive:

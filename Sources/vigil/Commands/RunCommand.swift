@@ -53,6 +53,8 @@ struct RunCommand: ParsableCommand {
         let configuration = try Self.loadConfiguration(config)
         let level = Logger.level(named: logLevel ?? configuration.log.level.rawValue) ?? .info
         let logger = Logger(minimum: level)
+        logger.writeOnItsOwnThread()
+        defer { logger.finish() }
         var controller = ControllerOptions()
         controller.hci = hci ?? "\(configuration.bluetooth.transport)"
         controller.btsnoopLog = btsnoopLog ?? configuration.bluetooth.btsnoopLog

@@ -7,6 +7,9 @@ import Platform
 final class Logger {
     let minimum: Host.LogLevel
     let forJournal: Bool
+    /// For the appliance (`writeOnItsOwnThread`): lines go through a bounded queue to a
+    /// thread of their own, so a stalled journal cannot hold the event loop.
+    private var queue: QueuedLineWriter?
 
     init(minimum: Host.LogLevel) {
         self.minimum = minimum
@@ -19,13 +22,31 @@ final class Logger {
     func log(_ level: Host.LogLevel, _ message: @autoclosure () -> String) {
         guard level >= minimum else { return }
         let message = message()
-        if forJournal {
-            // syslog priorities: 3 err, 4 warning, 5 notice, 6 info, 7 debug.
-            let priority = [7, 6, 5, 4, 3][level.rawValue]
-            StandardError.write("<\(priority)>\(message)")
-        } else {
-            StandardError.write("\(level): \(message)")
+        // syslog priorities: 3 err, 4 warning, 5 notice, 6 info, 7 debug.
+        let line = forJournal ? "<\([7, 6, 5, 4, 3][level.rawValue])>\(message)" : "\(level): \(message)"
+        if let queue { queue.write(line) } else { StandardError.write(line) }
+    }
+
+    /// From here on lines are written on a thread of their own (`QueuedLineWriter`): under
+    /// systemd stderr is journald's socket, and a journald that stalls would otherwise stop
+    /// the alarms at the next log line. What does not fit is dropped and counted in the log.
+    func writeOnItsOwnThread() {
+        let forJournal = forJournal
+        do {
+            queue = try QueuedLineWriter(fileDescriptor: 2) { count in
+                let text = "\(count) log lines were dropped: standard error was not taking them (a stalled journal?)"
+                return forJournal ? "<4>" + text : "warning: " + text
+            }
+        } catch {
+            log(.warning, "\(error); log lines are written in place, where a stalled journal would hold the event loop")
         }
+    }
+
+    /// Writes what is queued and goes back to writing in place; at exit, so the last lines
+    /// (why Vigil stopped) are not lost. The queue's end waits at most 2 s: the journal may be
+    /// what stalled, and nothing can be said about that where it would be read.
+    func finish() {
+        queue = nil
     }
 
     static func level(named name: String) -> Host.LogLevel? {

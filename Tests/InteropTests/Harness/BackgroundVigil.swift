@@ -14,7 +14,10 @@ final class BackgroundVigil {
     private var stderrPath: String { directory.appendingPathComponent("stderr").path }
 
     /// `standardInput`: a terminal for the console face's keys (`PseudoTerminal`); none by default.
-    init(_ arguments: [String], environment: [String: String]? = nil, standardInput: FileHandle? = nil) throws {
+    /// `standardError`: where stderr goes instead of the file `stderrText` reads (a pipe
+    /// nobody reads, for a stalled journal).
+    init(_ arguments: [String], environment: [String: String]? = nil, standardInput: FileHandle? = nil,
+         standardError: FileHandle? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-bg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stdout").path, contents: nil)
@@ -24,7 +27,7 @@ final class BackgroundVigil {
         if let environment { process.environment = environment }
         process.standardInput = standardInput ?? FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardError = try standardError ?? FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         try process.runWithCleanSignalMask()
     }
 
