@@ -91,6 +91,12 @@ public enum FileSystem {
         return names.sorted()
     }
 
+    /// Renames `path` to `target` with rename(2): atomic within one file system, and a symlink
+    /// is moved, not followed.
+    public static func move(path: String, to target: String) throws(PlatformError) {
+        guard renameFile(path, target) == 0 else { throw .fromErrno("rename(\(path), \(target))", hint: hint(forErrno:)) }
+    }
+
     /// Removes a file or an empty directory.
     public static func remove(path: String) throws(PlatformError) {
         if unlink(path) == 0 { return }
@@ -131,3 +137,6 @@ public enum FileSystem {
         }
     }
 }
+
+/// rename(2) under another name: inside `FileSystem` the name finds a member first.
+private func renameFile(_ path: String, _ target: String) -> Int32 { rename(path, target) }

@@ -42,6 +42,10 @@ public struct PlatformError: Error, Equatable, Sendable, CustomStringConvertible
     /// A non-blocking descriptor had nothing to read (or no room to write) right now. Callers that
     /// read only after `PollLoop` reported the descriptor readable rarely see this.
     public var isWouldBlock: Bool { errno == EAGAIN || errno == EWOULDBLOCK }
+    /// Nothing at the path (ENOENT): a file not made yet, unlike one there that cannot be read.
+    public var isNoSuchFile: Bool { errno == ENOENT }
+    /// A directory where a file was expected (EISDIR).
+    public var isDirectoryInTheWay: Bool { errno == EISDIR }
 
     /// The symbolic name of `errno` (`"EAFNOSUPPORT"`), for the ones Vigil is likely to meet.
     public var errnoName: String? { errno == 0 ? nil : errnoNames[errno] }

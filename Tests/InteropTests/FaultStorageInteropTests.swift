@@ -255,8 +255,9 @@ extension Interop {
         }
 
         /// A static-address file that cannot be read (a directory stands there) is left as it
-        /// is: the run goes on with an address of its own and says so, and the file is not
-        /// replaced (it may hold the address every bond was made with).
+        /// is: the run goes on with an address of its own, says so, and sounds the storage
+        /// fault for the run; the file is not replaced (it may hold the address every bond
+        /// was made with).
         @Test func aStaticAddressThatCannotBeReadIsLeftForAPerson() throws {
             let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
             defer { rig.stop() }
@@ -267,6 +268,9 @@ extension Interop {
             let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 30)
             #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 5 }, "\(vigil.summary)")
             #expect(vigil.stderrText.contains("cannot read \(file)"), "\(vigil.summary)")
+            // Every bond made with the old address is useless to this run: the fault says so.
+            #expect(vigil.events.contains(where: Self.isAlarm("raised")), "\(vigil.summary)")
+            #expect(!vigil.events.contains(where: Self.isAlarm("cleared")), "\(vigil.summary)")
             vigil.send(SIGTERM)
             let exit = vigil.waitForExit()
             #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")

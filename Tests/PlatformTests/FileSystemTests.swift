@@ -74,6 +74,33 @@ import Testing
         #expect(FileSystem.exists(path: directory) == false)
     }
 
+    /// A symlink that loops is there (the state files must not take it for "none yet") but
+    /// cannot be read; `move` moves the link itself, not what it would point to.
+    @Test func aLoopingSymlinkIsThereButUnreadableAndMovesAsALink() throws {
+        try withTemporaryDirectory { directory in
+            let link = directory + "/bonds"
+            #expect(symlink("bonds", link) == 0)
+            do throws(PlatformError) {
+                _ = try FileSystem.readFile(path: link)
+                Issue.record("read a looping symlink")
+            } catch {
+                #expect(error.errno == ELOOP)
+                #expect(!error.isNoSuchFile)
+            }
+            do throws(PlatformError) {
+                _ = try FileSystem.readFile(path: directory + "/none")
+                Issue.record("read a file that is not there")
+            } catch {
+                #expect(error.isNoSuchFile)
+            }
+            try FileSystem.move(path: link, to: directory + "/bonds.aside")
+            #expect(try FileSystem.contentsOfDirectory(path: directory) == ["bonds.aside"])
+            var info = stat()
+            #expect(lstat(directory + "/bonds.aside", &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK)
+            #expect(throws: PlatformError.self) { try FileSystem.move(path: link, to: directory + "/again") }
+        }
+    }
+
     @Test func emptyDirectoryIsRemoved() throws {
         let directory = try FileSystem.makeTemporaryDirectory(prefix: "vigil-remove")
         try FileSystem.remove(path: directory)

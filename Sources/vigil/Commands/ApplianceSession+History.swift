@@ -12,10 +12,10 @@ extension ApplianceSession {
     /// than records, and records matter enough not to give up on them.
     mutating func openHistory(path: String, at now: MonotonicInstant) {
         do {
-            adopt(try HistoryStore.open(path: path), at: now)
+            adopt(try HistoryStore.open(path: path, pendingLimit: historyRowLimit), at: now)
         } catch {
             logger.log(.error, "history: cannot open \(path): \(error); readings wait in memory and it is tried again in \(HistoryReopening.firstDelay)")
-            historyReopening = HistoryReopening(path: path, failedAt: now)
+            historyReopening = HistoryReopening(path: path, failedAt: now, rowLimit: historyRowLimit)
             stored(.history, false, at: now)
             if serialExportAwaitingHistory != nil { logger.log(.warning, "serial export: waits for the history to open") }
         }
@@ -81,7 +81,7 @@ extension ApplianceSession {
         }
         let opened: HistoryStore
         do {
-            opened = try HistoryStore.open(path: reopening.path)
+            opened = try HistoryStore.open(path: reopening.path, pendingLimit: historyRowLimit)
         } catch {
             reopening.failed(at: now)
             historyReopening = reopening
@@ -93,6 +93,7 @@ extension ApplianceSession {
         let dropped = reopening.dropped
         let rows = reopening.replay(into: opened)
         historyReopening = nil  // before `stored(.history, true)` below, which it would ignore
+        if dropped > 0 { lost(.readingsDropped, at: now) }
         logger.log(.notice, "history: opened \(reopening.path) at attempt \(attempts); \(rows) rows that waited in memory are written"
             + (dropped > 0 ? " (\(dropped) older ones did not fit and are lost)" : ""))
         adopt(opened, at: now)
@@ -131,7 +132,7 @@ extension ApplianceSession {
         switch history.outcome {
         case let .recreatedAfterCorruption(movedTo, reason):
             logger.log(.error, "history: \(history.path) was corrupt (\(reason)); moved to \(movedTo), a fresh history is started")
-            historyWasCorrupt = true
+            lost(.corruptHistory, at: now)
             stored(.history, false, at: now)
         case .created:
             logger.log(.notice, "history: created \(history.path)")

@@ -16,6 +16,30 @@ enum StoredState: Hashable, CaseIterable {
     case historyDates
     /// The bonds: saved, and saved again after a failure, by the HostRunner (`bondsSaved`).
     case bonds
+    /// Old rows pruned (`HistoryStore.prune`): while it fails, the 1 GiB cap is not kept and
+    /// the card fills up with heart beats until commits fail too.
+    case historyRetention
+
+    /// Saved again by `retryFailedSaves`. The history commits every turn, pruning runs on
+    /// its own deadline, and the runner saves the bonds again itself.
+    var isSavedAgainBySession: Bool {
+        switch self {
+        case .history, .historyRetention, .bonds: false
+        case .alarmState, .rememberedTransmitters, .driverStates, .clockShift, .historyDates: true
+        }
+    }
+}
+
+/// What storage lost for good in this run. Writing working again does not bring it back, so
+/// the storage fault stays raised for the rest of the run, for a person to look at the log.
+enum StorageLoss: Hashable {
+    /// The history was corrupt at start and was moved aside: months of readings set aside.
+    case corruptHistory
+    /// Readings that did not fit in memory while the history could not take them.
+    case readingsDropped
+    /// A state file that was there at start but could not be read or made no sense
+    /// (`StateDirectory.problemsAtStart`): what it held is not in this run.
+    case stateFile(String)
 }
 
 extension ApplianceSession {
@@ -31,13 +55,32 @@ extension ApplianceSession {
             failingStorage.remove(what)
         } else {
             failingStorage.insert(what)
-            if what != .history, nextSaveRetry == nil { nextSaveRetry = now + Self.saveRetryInterval }
+            if what.isSavedAgainBySession, nextSaveRetry == nil { nextSaveRetry = now + Self.saveRetryInterval }
         }
+        showStorage(at: now)
+    }
+
+    /// Something storage lost for good: the fault stands for the rest of the run.
+    mutating func lost(_ loss: StorageLoss, at now: MonotonicInstant) {
+        guard storageLosses.insert(loss).inserted else { return }
+        showStorage(at: now)
+    }
+
+    /// State files found unreadable at start (and set aside) are losses: this run is
+    /// without what they held. Taken each turn: the bonds and the static address are read by
+    /// the runner after the session is made.
+    mutating func noteUnreadableStateFiles(at now: MonotonicInstant) {
+        guard let names = state?.takeProblems(), !names.isEmpty else { return }
+        for name in names { lost(.stateFile(name), at: now) }
+        report()
+    }
+
+    /// The storage fault as the writes and losses stand: a loss keeps it raised for the run
+    /// (the next good write must not hide that readings were set aside or dropped), and a
+    /// history not open yet keeps it until it opens.
+    private mutating func showStorage(at now: MonotonicInstant) {
         guard face != nil else { return }
-        // A history found corrupt at start keeps its fault until a person acknowledges it:
-        // the next good write must not hide that months of readings were moved aside. A
-        // history not open yet keeps it until it opens.
-        let healthy = failingStorage.isEmpty && !historyWasCorrupt && historyReopening == nil
+        let healthy = failingStorage.isEmpty && storageLosses.isEmpty && historyReopening == nil
         let t = at(now)
         face?.update(at: t) { $0.storage(succeeded: healthy, at: t) }
     }
@@ -55,12 +98,12 @@ extension ApplianceSession {
     mutating func retryFailedSaves(at now: MonotonicInstant) {
         guard let due = nextSaveRetry, now >= due else { return }
         nextSaveRetry = nil
-        let retrying = failingStorage.subtracting([.history])
+        let retrying = failingStorage.filter(\.isSavedAgainBySession)
         guard !retrying.isEmpty else { return }
         for what in StoredState.allCases where retrying.contains(what) {
             switch what {
-            case .history, .bonds:
-                break  // the history commits every turn; the runner saves the bonds again
+            case .history, .historyRetention, .bonds:
+                break  // not saved again here (`isSavedAgainBySession`)
             case .historyDates:
                 if let history { applyClockSteps(to: history, at: now) }
             case .alarmState:

@@ -43,8 +43,12 @@ struct ApplianceSession: HostSession {
     private var startupCodeDropped = false
     /// The rolling history (issue 5); nil when it cannot be opened (the storage fault sounds).
     var history: HistoryStore?
-    /// The history was corrupt at start and was moved aside (the storage fault stays raised).
-    var historyWasCorrupt = false
+    /// What storage lost for good in this run (ApplianceSession+Storage): the storage fault
+    /// stays raised while anything is here.
+    var storageLosses: Set<StorageLoss> = []
+    /// Rows kept in memory at most while the history cannot take them; past it the oldest are
+    /// dropped (a loss: the storage fault stays for the run).
+    var historyRowLimit = HistoryStore.defaultPendingLimit
     /// A history that could not be opened, tried again with backoff; what arrives waits here.
     var historyReopening: HistoryReopening?
     /// What failed at its last write (ApplianceSession+Storage): the storage fault stands
@@ -69,6 +73,7 @@ struct ApplianceSession: HostSession {
     var clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
     /// The monotonic half of the last pair of clock readings the watch saw (`watchClock`).
     var clockWatchedAt: MonotonicInstant?
+    /// When old rows are next pruned (`prune`); nil: at the first turn with a history.
     private var nextPrune: MonotonicInstant?
     /// The face's time never goes back: a button edge stamped by the kernel a moment before
     /// the face last ran is fed at that later time.
@@ -93,6 +98,7 @@ struct ApplianceSession: HostSession {
     var nextDeadline: MonotonicInstant? {
         earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
                  serialExport?.nextDeadline, statusServer?.nextDeadline, nextFaceCheck, nextSaveRetry, historyReopening?.nextAttempt,
+                 history.map { _ in nextPrune ?? .zero },  // only with a history: it is what `endOfTurn` prunes
                  notifier?.watchdogInterval.map { _ in nextWatchdog ?? .zero })  // the first feed: due at once
     }
 
@@ -184,6 +190,7 @@ struct ApplianceSession: HostSession {
         }
         statusServer?.endOfTurn(at: now)
         retryFailedSaves(at: now)
+        noteUnreadableStateFiles(at: now)
         guard history != nil || historyReopening != nil else { return }
         let wallNow = SystemClock.wallNow()
         if watchClock(monotonic: SystemClock.monotonicNow(), wall: wallNow) {
@@ -200,21 +207,39 @@ struct ApplianceSession: HostSession {
             case .committed:
                 stored(.history, true, at: now)
             case let .failed(error, pending, dropped):
-                logger.log(.error, "history: cannot write (\(error)); \(pending) rows kept in memory" + (dropped > 0 ? ", \(dropped) dropped" : ""))
+                logger.log(.error, "history: cannot write (\(error)); \(pending) rows kept in memory"
+                    + (dropped > 0 ? ", \(dropped) older ones did not fit and are lost" : ""))
+                if dropped > 0 { lost(.readingsDropped, at: now) }
                 stored(.history, false, at: now)
             }
             report()
         }
-        if nextPrune.map({ now >= $0 }) ?? true {
-            nextPrune = now + .seconds(600)
-            do {
-                // Aged on the clock as it ran before any step ahead: a jump must not delete a day.
-                let outcome = try history.prune(now: clockWatch.retentionTime(wall: wallNow), policy: Self.retention)
-                logger.log(.debug, "history: pruned \(outcome)")
-            } catch {
-                logger.log(.warning, "history: pruning failed: \(error)")
-            }
+        if nextPrune.map({ now >= $0 }) ?? true { prune(history, at: now, wallNow: wallNow) }
+    }
+
+    /// How often old rows are pruned, a budget of rows at a time; sooner while the last
+    /// budget ran out (a history over its cap after an upgrade, a clock set a year ahead).
+    static let pruneInterval = Duration.seconds(600)
+    static let pruneCatchUpInterval = Duration.seconds(30)
+
+    /// Deletes rows past their retention or the size cap. One that fails is the storage
+    /// fault, tried again every `saveRetryInterval`: the cap is what keeps a card shared with
+    /// the system from filling up, and nothing else would say it is not kept.
+    private mutating func prune(_ history: HistoryStore, at now: MonotonicInstant, wallNow: WallClockTime) {
+        let wasFailing = failingStorage.contains(.historyRetention)
+        do {
+            // Aged on the clock as it ran before any step ahead: a jump must not delete a day.
+            let outcome = try history.prune(now: clockWatch.retentionTime(wall: wallNow), policy: Self.retention)
+            logger.log(.debug, "history: pruned \(outcome)")
+            nextPrune = now + (outcome.finished ? Self.pruneInterval : Self.pruneCatchUpInterval)
+            if wasFailing { logger.log(.notice, "history: pruning works again") }
+            stored(.historyRetention, true, at: now)
+        } catch {
+            logger.log(.error, "history: pruning failed: \(error); old rows are kept and the size cap is not enforced; tried again in \(Self.saveRetryInterval)")
+            nextPrune = now + Self.saveRetryInterval
+            stored(.historyRetention, false, at: now)
         }
+        if wasFailing != failingStorage.contains(.historyRetention) { report() }
     }
 
     /// The standard retention (365 days of glucose, 30 of heart rate) with a 1 GiB cap: an SD
@@ -358,94 +383,4 @@ struct ApplianceSession: HostSession {
 /// Where line writes go when the face has no hardware: the alarms still run and are logged.
 struct DiscardingFaceBackend: FaceBackend {
     func apply(_ output: FaceOutput, at: MonotonicInstant) {}
-}
-
-extension StateDirectory {
-    /// Active alarms and snoozes survive a restart or a power cut (issue 4).
-    func loadAlarmState(at now: MonotonicInstant) -> AlarmEngine.State {
-        let file = path + "/alarm-state"
-        guard FileSystem.exists(path: file), let bytes = try? FileSystem.readFile(path: file) else { return AlarmEngine.State() }
-        do {
-            return try AlarmEngine.State(text: String(decoding: bytes, as: UTF8.self), at: now)
-        } catch {
-            logger.log(.error, "\(file): \(error); alarms start afresh")
-            return AlarmEngine.State()
-        }
-    }
-
-    /// The wall clock's unexplained shift an earlier run saw (`WallClockWatch.shiftText`);
-    /// zero when none was saved or the file is unreadable (said in the log).
-    func loadClockShift() -> Duration {
-        let file = path + "/clock-shift"
-        guard FileSystem.exists(path: file) else { return .zero }
-        let text = (try? FileSystem.readFile(path: file)).map { String(decoding: $0, as: UTF8.self) }
-        guard let text, let shift = WallClockWatch.shift(parsing: text) else {
-            logger.log(.warning, "\(file): not a whole number of seconds; retention ages rows by the wall clock as it reads")
-            return .zero
-        }
-        return shift
-    }
-
-    @discardableResult
-    func saveClockShift(_ watch: WallClockWatch) -> Bool {
-        save("clock-shift", watch.shiftText, what: "cannot save the clock's shift")
-    }
-
-    @discardableResult
-    func saveAlarmState(_ state: AlarmEngine.State, at now: MonotonicInstant) -> Bool {
-        save("alarm-state", state.text(at: now), what: "cannot save the alarm state")
-    }
-
-    /// Drivers' state between runs: one `device<TAB>key<TAB>value` line each (names may hold spaces).
-    func loadDriverStates() -> [DeviceID: [String: String]] {
-        let file = path + "/driver-state"
-        guard FileSystem.exists(path: file), let bytes = try? FileSystem.readFile(path: file) else { return [:] }
-        var states: [DeviceID: [String: String]] = [:]
-        for (number, line) in String(decoding: bytes, as: UTF8.self).split(separator: "\n").enumerated() {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3 else {
-                logger.log(.warning, "\(file):\(number + 1): expected device, key and value separated by tabs; line ignored")
-                continue
-            }
-            states[DeviceID(String(fields[0])), default: [:]][String(fields[1])] = String(fields[2])
-        }
-        return states
-    }
-
-    @discardableResult
-    func saveDriverStates(_ states: [DeviceID: [String: String]]) -> Bool {
-        var text = ""
-        for (device, values) in states.sorted(by: { $0.key < $1.key }) {
-            for (key, value) in values.sorted(by: { $0.key < $1.key }) { text += "\(device.rawValue)\t\(key)\t\(value)\n" }
-        }
-        return save("driver-state", text, what: "cannot save transmitter state")
-    }
-
-    func loadRemembered() -> RememberedTransmitters {
-        let file = path + "/transmitters"
-        guard FileSystem.exists(path: file) else { return RememberedTransmitters() }
-        do {
-            return try RememberedTransmitters(parsing: String(decoding: try FileSystem.readFile(path: file), as: UTF8.self))
-        } catch {
-            logger.log(.error, "\(file): \(error); transmitters will be searched for again")
-            return RememberedTransmitters()
-        }
-    }
-
-    @discardableResult
-    func saveRemembered(_ remembered: RememberedTransmitters) -> Bool {
-        save("transmitters", remembered.serialized, what: "cannot save remembered transmitters")
-    }
-
-    /// `text` written atomically (mode 0600) to `name` in the directory; false after logging
-    /// "`what`: why" when it could not be, which the session turns into the storage fault.
-    private func save(_ name: String, _ text: String, what: String) -> Bool {
-        do {
-            try AtomicFile.write(path: path + "/" + name, bytes: Array(text.utf8), mode: 0o600)
-            return true
-        } catch {
-            logger.log(.error, "\(what): \(error)")
-            return false
-        }
-    }
 }

@@ -38,6 +38,10 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds (for tests; the appliance normally runs forever).")
     var seconds: Double?
 
+    /// For tests: a bound small enough to reach in seconds (50,000 rows is hours of a strap).
+    @Option(name: .customLong("history-rows-in-memory"), help: .hidden)
+    var historyRowsInMemory: Int?
+
     func run() throws {
         do {
             try runAppliance()
@@ -99,6 +103,7 @@ struct RunCommand: ParsableCommand {
                 SerialExportServer(path: port, baud: baud, history: history, configuration: exportConfiguration, logger: logger)
             }
         }
+        if let historyRowsInMemory { session.historyRowLimit = max(1, historyRowsInMemory) }
         session.openHistory(path: state.path + "/history.sqlite", at: now)
         session.utcOffset = configuration.alarms.utcOffset
         session.usbMountPoint = configuration.export.usbMountPoint
@@ -110,7 +115,8 @@ struct RunCommand: ParsableCommand {
         }
         defer { session.close() }
         session.notifier = SystemdNotifier(environment: .init(uniqueKeysWithValues: ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].compactMap { k in Environment.value(k).map { (k, $0) } }))
-        let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true)
+        // The same state directory: its static address and bonds found unreadable sound the fault too.
+        let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true, state: state)
         if code != 0 { throw ExitCode(code) }
     }
 
