@@ -135,28 +135,10 @@ public final class QueuedLineWriter {
                         }
                         break
                     }
-                    writeAll(bytes)
+                    // As long as it takes: waiting is this thread's job.
+                    writeWaiting(fileDescriptor, bytes, pollsAtMost: nil)
                     state.withLock { $0.writing = false }
                 }
-            }
-        }
-
-        /// Writes every byte, waiting as long as the descriptor needs (that is this thread's
-        /// job); gives up only on an error that will not pass (EPIPE, EBADF).
-        private func writeAll(_ bytes: [UInt8]) {
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { writeDescriptor(fileDescriptor, $0.baseAddress! + offset, $0.count - offset) }
-                if n > 0 {
-                    offset += n
-                    continue
-                }
-                let code = n < 0 ? currentErrno : EAGAIN
-                if code == EINTR { continue }
-                guard code == EAGAIN || code == EWOULDBLOCK else { return }
-                // A descriptor someone made non-blocking (a shared terminal): wait for room.
-                var entry = pollfd(fd: fileDescriptor, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&entry, 1, -1)
             }
         }
     }

@@ -13,26 +13,36 @@ public enum StandardError {
         write(line, to: 2)
     }
 
-    /// `write(_:)` to any descriptor (tests use a pipe).
+    /// `write(_:)` to any descriptor (tests use a pipe). Someone may have made stderr
+    /// non-blocking (a shared terminal): then it waits a little, and gives up on this line
+    /// rather than stall the alarm loop behind a stuck terminal.
     static func write(_ line: String, to fd: Int32) {
         var bytes = Array(line.utf8)
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
-        var offset = 0
-        var waits = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { writeDescriptor(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 {
-                offset += n
-                continue
-            }
-            let code = n < 0 ? currentErrno : EAGAIN
-            if code == EINTR { continue }
-            // Someone made stderr non-blocking (a shared terminal): wait a little, then give up
-            // on this line rather than stall the alarm loop behind a stuck terminal.
-            guard code == EAGAIN || code == EWOULDBLOCK, waits < 10 else { return }
-            waits += 1
-            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            _ = poll(&entry, 1, 100)
-        }
+        writeWaiting(fd, bytes, pollsAtMost: 10)
     }
+}
+
+/// Writes every byte of `bytes` to `fd`, going on after EINTR and partial writes, and waiting
+/// for room (poll, 100 ms at a time) while a non-blocking descriptor is full: `pollsAtMost`
+/// times, or for as long as it takes when nil. Gives up on any other error (EPIPE, EBADF).
+/// Returns whether every byte went.
+@discardableResult
+func writeWaiting(_ fd: Int32, _ bytes: [UInt8], pollsAtMost limit: Int?) -> Bool {
+    var offset = 0
+    var polls = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { writeDescriptor(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if n > 0 {
+            offset += n
+            continue
+        }
+        let code = n < 0 ? currentErrno : EAGAIN
+        if code == EINTR { continue }
+        guard code == EAGAIN || code == EWOULDBLOCK, limit.map({ polls < $0 }) ?? true else { return false }
+        polls += 1
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        _ = poll(&entry, 1, 100)
+    }
+    return true
 }
