@@ -73,6 +73,8 @@ struct ApplianceSession: HostSession {
     var clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime)
     /// The monotonic half of the last pair of clock readings the watch saw (`watchClock`).
     var clockWatchedAt: MonotonicInstant?
+    /// The history's dropped rows already said (`HistoryStore.droppedTotal`).
+    private var readingsDroppedSaid = 0
     /// When old rows are next pruned (`prune`); nil: at the first turn with a history.
     private var nextPrune: MonotonicInstant?
     /// The face's time never goes back: a button edge stamped by the kernel a moment before
@@ -201,15 +203,20 @@ struct ApplianceSession: HostSession {
             return
         }
         if history.pendingCount > 0 {
-            switch history.commit() {
+            let outcome = history.commit()
+            // Whatever this commit did: rows may be dropped in the very turn writing works again.
+            if history.droppedTotal > readingsDroppedSaid {
+                logger.log(.error, "history: \(history.droppedTotal - readingsDroppedSaid) older readings did not fit in memory while it could not be written, and are lost")
+                readingsDroppedSaid = history.droppedTotal
+                lost(.readingsDropped, at: now)
+            }
+            switch outcome {
             case .nothingPending:
                 break
             case .committed:
                 stored(.history, true, at: now)
-            case let .failed(error, pending, dropped):
-                logger.log(.error, "history: cannot write (\(error)); \(pending) rows kept in memory"
-                    + (dropped > 0 ? ", \(dropped) older ones did not fit and are lost" : ""))
-                if dropped > 0 { lost(.readingsDropped, at: now) }
+            case let .failed(error, pending, _):
+                logger.log(.error, "history: cannot write (\(error)); \(pending) rows kept in memory")
                 stored(.history, false, at: now)
             }
             report()
