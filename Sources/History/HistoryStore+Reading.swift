@@ -9,6 +9,12 @@ extension HistoryStore {
         ReadingCursor(store: self, query: query)
     }
 
+    /// The readings of `query` that come after `position` (a cursor's, when its page ended):
+    /// a page at a time with no statement, and so no read snapshot, kept in between.
+    public func readings(_ query: HistoryQuery, after position: ReadingPosition?) -> ReadingCursor {
+        ReadingCursor(store: self, query: query, after: position)
+    }
+
     /// Committed alarm events in [since, until), ordered by wall time. (Events are few: a
     /// bad night raises dozens, not thousands, so an array is fine here.)
     public func alarmEvents(since: WallClockTime? = nil, until: WallClockTime? = nil) throws(HistoryError) -> [RecordedAlarmEvent] {

@@ -7,12 +7,19 @@ import Readings
 /// A `Sequence` cannot throw, so a failure mid-way (an I/O error, a malformed row) ends the
 /// iteration and is kept in `error`: an exporter checks it after the loop and reports an
 /// incomplete export rather than a short one that looks whole.
+///
+/// Its statement holds a read snapshot until the cursor goes: a reader that keeps one across
+/// the appliance's turns keeps every WAL checkpoint from resetting the log, which then grows
+/// by each commit. One that reads in pages over time takes `position` after each page and
+/// starts the next cursor `after` it (`HistoryStore.readings(_:after:)`).
 public final class ReadingCursor: Sequence, IteratorProtocol {
     private let statement: SQLite.Statement?
     private let deviceNames: [Int64: DeviceID]
     public private(set) var error: HistoryError?
+    /// Where the last reading returned sits in the order (nil before the first).
+    public private(set) var position: ReadingPosition?
 
-    init(store: HistoryStore, query: HistoryQuery) {
+    init(store: HistoryStore, query: HistoryQuery, after start: ReadingPosition? = nil) {
         var names: [Int64: DeviceID] = [:]
         var statement: SQLite.Statement?
         do throws(SQLiteError) {
@@ -23,12 +30,16 @@ public final class ReadingCursor: Sequence, IteratorProtocol {
                 SELECT id, device, kind, value, trend, detail, wall_time, sensor_time, origin FROM readings
                 WHERE wall_time >= ?1 AND wall_time < ?2 AND (?3 IS NULL OR kind = ?3)
                     AND (?4 IS NULL OR device = (SELECT id FROM devices WHERE name = ?4))
+                    AND (?5 IS NULL OR wall_time > ?5 OR id > ?6)
                 ORDER BY wall_time, id
                 """)
-            try select.bind(1, query.since?.microsecondsSinceEpoch ?? .min)
+            // After `start`: from its wall time on (the index's range), past its id at that time.
+            try select.bind(1, Swift.max(query.since?.microsecondsSinceEpoch ?? .min, start?.wallTime ?? .min))
             try select.bind(2, query.until?.microsecondsSinceEpoch ?? .max)
             try select.bind(3, query.kind.map(ReadingColumns.code(of:)))
             try select.bind(4, query.device?.rawValue)
+            try select.bind(5, start?.wallTime)
+            try select.bind(6, start?.id)
             statement = select
         } catch {
             self.error = .sqlite(error)
@@ -54,6 +65,7 @@ public final class ReadingCursor: Sequence, IteratorProtocol {
                                      trend: statement.text(4), detail: statement.text(5))
         switch columns.readingValue() {
         case let .success(value):
+            position = ReadingPosition(wallTime: statement.int64(6), id: id)
             return RecordedReading(device: device, value: value,
                                    wallTime: WallClockTime(microsecondsSinceEpoch: statement.int64(6)),
                                    sensorTime: statement.optionalInt64(7),
@@ -63,4 +75,11 @@ public final class ReadingCursor: Sequence, IteratorProtocol {
             return nil
         }
     }
+}
+
+/// A reading's place in the history's order (wall time, then row id): where a page ended, so
+/// the next starts right after it however many rows came in since.
+public struct ReadingPosition: Hashable, Sendable {
+    let wallTime: Int64
+    let id: Int64
 }

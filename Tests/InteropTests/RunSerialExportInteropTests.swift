@@ -26,6 +26,49 @@ extension Interop {
             #expect(run.stop() == 0, "\(run.stderrText)")
         }
 
+        /// A client that stops reading mid-export (a laptop asleep on the gadget port): the
+        /// export waits, but holds no read of the history while it does, so a checkpoint can
+        /// still reset the WAL (an open statement kept it from that, and the appliance's
+        /// commits grew it until the card was full). Read on later, the export is whole.
+        @Test func aStalledExportHoldsNoReadOfTheHistory() throws {
+            let fixture = try HistoryFixture(glucose: 20_000, heartRate: 0)
+            let pair = try PseudoTerminal.openPair()
+            let config = try fixture.writeSerialExportConfig(serialPort: pair.secondaryPath)
+            let run = try SerialExportInteropTests.Background(
+                ["run", "--config", config, "--hci", "tcp:127.0.0.1:1", "--log-level", "info", "--seconds", "90"], in: fixture.directory)
+            defer { _ = run.stop() }
+            #expect(run.waitForLog("serial export: listening on \(pair.secondaryPath)"), "\(run.stderrText)")
+            try pair.primary.write(Array("EXPORT csv\r".utf8))
+            // A first piece, then nothing read: the terminal's buffer fills and the export waits.
+            let first = try SerialExportInteropTests.read(pair.primary, until: "2026-11-01T00:05:00+00:00")
+            #expect(first.contains("OK export csv\r\n"), "\(first)")
+            Thread.sleep(forTimeInterval: 1)
+            // The appliance has written to its history since it started (its controller fault).
+            let wal = (try? FileManager.default.attributesOfItem(atPath: fixture.database + "-wal")[.size] as? Int) ?? 0
+            try #require(wal > 0, "nothing in the WAL: the check below would prove nothing")
+            let checkpoint = try Self.truncateWAL(fixture.database)
+            #expect(checkpoint.hasPrefix("(0, 0,"), "the WAL could not be reset while the export waited: \(checkpoint)")
+
+            let rest = try SerialExportInteropTests.read(pair.primary, until: "\r\n.\r\n", within: .seconds(60))
+            let rows = (first + rest).components(separatedBy: "\r\n").filter { $0.hasPrefix("dexcom-8G1234,glucose,") }
+            #expect(rows.count == 20_000, "\(rows.count) rows exported of 20,000")
+            #expect(run.stop() == 0, "\(run.stderrText)")
+        }
+
+        /// `PRAGMA wal_checkpoint(TRUNCATE)` from another process that does not wait for
+        /// readers: "(busy, log, checkpointed)".
+        static func truncateWAL(_ database: String) throws -> String {
+            let process = Process()
+            let output = Pipe()
+            process.executableURL = InteropEnvironment.pythonPath
+            process.arguments = ["-c", "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1], timeout=0)\nprint(c.execute('PRAGMA wal_checkpoint(TRUNCATE)').fetchone())",
+                                 database]
+            process.standardOutput = output
+            try process.run()
+            process.waitUntilExit()
+            return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+
         /// The history cannot be opened at start (here a directory stands where the file
         /// goes): the serial port waits for it rather than being given up, and answers from
         /// the history once a later attempt opens it.

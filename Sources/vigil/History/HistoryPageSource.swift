@@ -6,21 +6,23 @@ import Readings
 /// The history as the exporters, the report, the USB bundle and the serial session read it
 /// (`ReadingPageSource`, `SerialExportSource`), over `HistoryStore`.
 ///
-/// Pages come from one open `History.ReadingCursor` (a single SQLite statement, stepped a page
-/// at a time): the filter is the statement's WHERE clause, rows come in wall-time order, and
-/// memory stays one page deep into a year. The `App.ReadingCursor` handed out is the number of
-/// readings delivered so far; a caller that continues from the cursor of the last page (every
-/// caller does) keeps stepping the open statement, and any other cursor reopens the query and
-/// skips that many rows, which is slower but still right.
+/// Each page is a query of its own (`History.ReadingCursor`): the filter is its WHERE clause,
+/// rows come in wall-time order, memory stays one page deep into a year, and the statement
+/// ends with the page. The next page starts after where the last ended (wall time, row id), so
+/// nothing holds a read snapshot between pages: inside `vigil run` a serial client that stops
+/// reading mid-export (a laptop asleep on the gadget port) held the runner's statement, and
+/// with it the WAL, which no checkpoint could reset, growing by every commit until the card
+/// was full. The `App.ReadingCursor` handed out is the number of readings delivered so far; a
+/// caller that continues from the cursor of the last page (every caller does) goes on from
+/// where it ended, and any other cursor reads the query again and skips that many rows, which
+/// is slower but still right.
 ///
-/// In a process of its own (`vigil export`, `vigil report`) the open statement holds a WAL read
-/// snapshot, so the export is consistent while `vigil run` commits. Inside `vigil run` (the
-/// serial server, the USB bundle) it shares the runner's connection, so rows committed during
-/// an export may appear in it if they sort after the cursor. `close()` (or the end of the
-/// export) finalizes the statement.
+/// Rows committed during an export (by `vigil run`, into its own history or the one another
+/// process exports) appear in it when they sort after the page being read.
 struct HistoryPageSource: SerialExportSource {
     let store: HistoryStore
-    private var open: (filter: ExportFilter, rows: History.ReadingCursor, delivered: Int64)?
+    /// Where the last page ended, for the next one of the same export.
+    private var open: (filter: ExportFilter, delivered: Int64, last: ReadingPosition)?
 
     init(store: HistoryStore) {
         self.store = store
@@ -32,25 +34,25 @@ struct HistoryPageSource: SerialExportSource {
 
     mutating func page(matching filter: ExportFilter, after cursor: App.ReadingCursor?, limit: Int) throws -> ReadingPage {
         let position = max(0, cursor?.rawValue ?? 0)
-        var current: (filter: ExportFilter, rows: History.ReadingCursor, delivered: Int64)
+        let rows: History.ReadingCursor
+        var delivered: Int64 = 0
         if let open, open.filter == filter, open.delivered == position, cursor != nil {
-            current = open
+            rows = store.readings(Self.query(filter), after: open.last)
+            delivered = open.delivered
         } else {
-            let rows = store.readings(Self.query(filter))
-            var skipped: Int64 = 0
-            while skipped < position, rows.next() != nil { skipped += 1 }
-            current = (filter, rows, skipped)
+            rows = store.readings(Self.query(filter))
+            while delivered < position, rows.next() != nil { delivered += 1 }
         }
         open = nil
         var readings: [RecordedReading] = []
         readings.reserveCapacity(min(max(1, limit), 4096))
-        while readings.count < max(1, limit), let reading = current.rows.next() { readings.append(reading) }
-        if let error = current.rows.error { throw error }
-        current.delivered += Int64(readings.count)
+        while readings.count < max(1, limit), let reading = rows.next() { readings.append(reading) }
+        if let error = rows.error { throw error }
+        delivered += Int64(readings.count)
         // A short page is the last; a full one may be followed by an empty last page.
-        guard readings.count == max(1, limit) else { return ReadingPage(readings: readings, next: nil) }
-        open = current
-        return ReadingPage(readings: readings, next: App.ReadingCursor(current.delivered))
+        guard readings.count == max(1, limit), let last = rows.position else { return ReadingPage(readings: readings, next: nil) }
+        open = (filter, delivered, last)
+        return ReadingPage(readings: readings, next: App.ReadingCursor(delivered))
     }
 
     /// What the serial `STATUS` answers: reading counts per kind, events, size, storage trouble.
@@ -69,6 +71,6 @@ struct HistoryPageSource: SerialExportSource {
         return lines
     }
 
-    /// Ends the open read (a client gone mid-export): the statement and its snapshot go.
+    /// Forgets where the export was (a client gone mid-export); no statement is open anyway.
     mutating func close() { open = nil }
 }
