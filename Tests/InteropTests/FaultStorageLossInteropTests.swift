@@ -66,7 +66,7 @@ extension Interop {
             try Self.execute("DROP TRIGGER refuse_deletes;", on: database)
             let cleared = vigil.wait(upTo: .seconds(15)) { vigil.events.contains(where: Storage.isAlarm("cleared")) }
             #expect(cleared, "the fault did not clear once pruning worked\n\(vigil.summary)")
-            #expect(vigil.stderrText.contains("history: pruning works again"), "\(vigil.summary)")
+            #expect(vigil.waitForLog("history: pruning works again"), "\(vigil.summary)")
             vigil.send(SIGTERM)
             let exit = vigil.waitForExit()
             #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
