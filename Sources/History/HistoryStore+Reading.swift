@@ -81,7 +81,8 @@ extension HistoryStore {
     public func counts() throws(HistoryError) -> HistoryCounts {
         do throws(SQLiteError) {
             var readings: [Reading.Kind: Int] = [:]
-            let select = try connection.cached("SELECT kind, COUNT(*) FROM readings GROUP BY kind")
+            // Kept by triggers (schema version 4): reading every row took 0.27 s for 700,000.
+            let select = try connection.cached("SELECT kind, count FROM reading_counts WHERE count > 0")
             defer { select.reset() }
             while try select.step() {
                 if let kind = ReadingColumns.kind(ofCode: select.int64(0)) { readings[kind] = Int(select.int64(1)) }

@@ -31,7 +31,7 @@ extension HistoryStore {
                     for group in RetentionPolicy.sizeCapOrder {
                         while remaining > 0, try usedBytes() > cap {
                             let used = try usedBytes()
-                            let rows = try connection.scalarInt("SELECT COUNT(*) FROM readings") ?? 0
+                            let rows = try connection.scalarInt("SELECT sum(count) FROM reading_counts") ?? 0
                             guard rows > 0 else { break }
                             let perRow = max(1, used / Int(rows))
                             let deleted = try deleteOldest(table: "readings", kinds: group, before: nil, limit: min(remaining, (used - cap) / perRow + 1))

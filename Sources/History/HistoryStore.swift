@@ -61,6 +61,9 @@ public final class HistoryStore {
     public var pendingLimit: Int
     /// Rows kept in memory at most while they cannot be written (`pendingLimit`, `HistoryReopening`).
     public static let defaultPendingLimit = 50_000
+    /// Bytes the -wal file is cut back to each time a checkpoint lets SQLite start it again
+    /// (`PRAGMA journal_size_limit`).
+    static let walSizeLimit = 4 * 1024 * 1024
     let connection: SQLite.Connection
     var pending: [PendingRow] = []
     /// Dropped since open, and since the last failed commit reported them.
@@ -136,6 +139,12 @@ public final class HistoryStore {
                 throw SQLiteError(code: SQLITE_CANTOPEN, extendedCode: SQLITE_CANTOPEN, message: "journal_mode is \(mode ?? "unknown"), not wal", operation: "PRAGMA journal_mode = WAL")
             }
             try connection.execute("PRAGMA synchronous = NORMAL")
+            // SQLite reuses the -wal file from its start after a checkpoint but never shrinks
+            // it: a burst (a long export holding a read while the runner commits, a prune of a
+            // year) left it at its largest for good, on a card that also holds the history.
+            // With a limit, each reset truncates it back to 4 MiB (1000 pages, the
+            // auto-checkpoint point, is 4 MiB at the 4 KiB page size).
+            try connection.execute("PRAGMA journal_size_limit = \(walSizeLimit)")
             // 512 KiB of page cache instead of SQLite's 2 MiB: the appliance appends a few rows
             // a turn and reads back only for exports, and resident memory is a figure of its own
             // (issue 2): the default cache grew vigil run by ~2 MiB under a fast heart rate.

@@ -26,13 +26,7 @@ public final class ReadingCursor: Sequence, IteratorProtocol {
             let devices = try store.connection.prepare("SELECT id, name FROM devices")
             while try devices.step() { names[devices.int64(0)] = DeviceID(devices.text(1) ?? "") }
             // A statement of its own (not the cache): it stays open while the runner commits.
-            let select = try store.connection.prepare("""
-                SELECT id, device, kind, value, trend, detail, wall_time, sensor_time, origin FROM readings
-                WHERE wall_time >= ?1 AND wall_time < ?2 AND (?3 IS NULL OR kind = ?3)
-                    AND (?4 IS NULL OR device = (SELECT id FROM devices WHERE name = ?4))
-                    AND (?5 IS NULL OR wall_time > ?5 OR id > ?6)
-                ORDER BY wall_time, id
-                """)
+            let select = try store.connection.prepare(Self.select(oneKind: query.kind != nil))
             // After `start`: from its wall time on (the index's range), past its id at that time.
             try select.bind(1, Swift.max(query.since?.microsecondsSinceEpoch ?? .min, start?.wallTime ?? .min))
             try select.bind(2, query.until?.microsecondsSinceEpoch ?? .max)
@@ -46,6 +40,19 @@ public final class ReadingCursor: Sequence, IteratorProtocol {
         }
         self.statement = statement
         self.deviceNames = names
+    }
+
+    /// The query behind a cursor. One kind is `kind = ?3` itself, not `(?3 IS NULL OR
+    /// kind = ?3)`: SQLite plans before it binds, and only the plain equality lets it search
+    /// readings_by_kind_wall_time rather than every row of every kind in the window.
+    static func select(oneKind: Bool) -> String {
+        """
+        SELECT id, device, kind, value, trend, detail, wall_time, sensor_time, origin FROM readings
+        WHERE wall_time >= ?1 AND wall_time < ?2 AND \(oneKind ? "kind = ?3" : "?3 IS NULL")
+            AND (?4 IS NULL OR device = (SELECT id FROM devices WHERE name = ?4))
+            AND (?5 IS NULL OR wall_time > ?5 OR id > ?6)
+        ORDER BY wall_time, id
+        """
     }
 
     public func next() -> RecordedReading? {

@@ -55,6 +55,8 @@ import Testing
         store.append([RecordedReading(device: "polar-h10", value: .heartRate(BeatsPerMinute(59), contact: .detected), wallTime: noon + .seconds(2))],
                       receivedAt: MonotonicInstant(nanoseconds: 2))
         #expect(store.commit() == .committed(rows: 1, duplicates: 0))
+        // Version 4's counts start from the rows the file had, and follow what comes after.
+        #expect(try store.counts().readings == [.glucose: 2, .heartRate: 2])
         #expect(try store.check(full: true) == "ok")
     }
 

@@ -68,6 +68,81 @@ import Testing
         #expect(counts.usedBytes > 0)
     }
 
+    /// The counts STATUS shows come from reading_counts, kept by triggers: after inserts,
+    /// duplicates (which insert nothing), prunes by age and by size, and deletes, they are what
+    /// counting the rows gives.
+    @Test func countsAreTheRowsThroughInsertsDuplicatesAndPrunes() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        func countedByScanning() throws -> [Reading.Kind: Int] {
+            let select = try store.connection.prepare("SELECT kind, COUNT(*) FROM readings GROUP BY kind")
+            var result: [Reading.Kind: Int] = [:]
+            while try select.step() { result[ReadingColumns.kind(ofCode: select.int64(0))!] = Int(select.int64(1)) }
+            return result
+        }
+        let day: Int64 = 86_400
+        let rows = (0..<400).map { i -> RecordedReading in
+            let at = noon - .seconds(Int64(i) * day / 10)
+            switch i % 4 {
+            case 0: return RecordedReading(device: dexcom, value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(90 + i % 50)), trend: .flat),
+                                           wallTime: at, sensorTime: Int64(i) * 300)
+            case 1: return RecordedReading(device: polar, value: .heartRate(BeatsPerMinute(UInt16(60 + i % 30)), contact: .detected), wallTime: at)
+            case 2: return RecordedReading(device: polar, value: .rrIntervals([RRInterval(ticks: UInt16(900 + i))]), wallTime: at)
+            default: return RecordedReading(device: "fridge", value: .temperature(Temperature(degreesCelsius: 4 + Double(i % 3))), wallTime: at)
+            }
+        }
+        store.append(rows)
+        #expect(store.commit() == .committed(rows: 400, duplicates: 0))
+        #expect(try store.counts().readings == [.glucose: 100, .heartRate: 100, .rrIntervals: 100, .temperature: 100])
+        // Replayed: nothing inserted, nothing counted.
+        store.append(Array(rows.prefix(120)))
+        #expect(store.commit() == .committed(rows: 0, duplicates: 120))
+        #expect(try store.counts().readings == countedByScanning())
+        // 30 days of heart rate and RR intervals are kept, a year of the rest.
+        let aged = try store.prune(now: noon, policy: .standard, budget: 10_000)
+        #expect(aged.deleted == 2 * 25)
+        #expect(try store.counts().readings == [.glucose: 100, .heartRate: 75, .rrIntervals: 75, .temperature: 100])
+        // The size cap deletes until under it: the counts follow every step.
+        let capped = try store.prune(now: noon, policy: RetentionPolicy(keep: [:], otherRows: .seconds(3650 * day), maximumBytes: 1),
+                                     budget: 120)
+        #expect(capped.deleted == 120)
+        #expect(try store.counts().readings == countedByScanning())
+        #expect(try store.counts().totalReadings == 350 - 120)
+        try store.connection.execute("DELETE FROM readings")
+        #expect(try store.counts().readings.isEmpty)
+        #expect(try countedByScanning().isEmpty)
+    }
+
+    /// A burst grows the -wal file past the checkpoint point (here: commits while an export
+    /// holds a read); once the burst is over, it is cut back to the limit rather than staying
+    /// at its largest on the card for good.
+    @Test func theWALShrinksBackAfterABurst() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        let wal = directory.database + "-wal"
+        func commitHeartRate(_ batch: Int) {
+            store.append((0..<1_000).map { i in
+                RecordedReading(device: polar, value: .rrIntervals((0..<8).map { RRInterval(ticks: UInt16(700 + (batch * 1_000 + i + $0) % 600)) }),
+                                wallTime: noon + .seconds(Int64(batch * 1_000 + i)))
+            })
+            #expect(store.commit() == .committed(rows: 1_000, duplicates: 0))
+        }
+        commitHeartRate(0)
+        var reader: ReadingCursor? = store.readings()
+        #expect(reader?.next() != nil)
+        var batch = 1
+        while try FileSystem.fileSize(path: wal) < 3 * HistoryStore.walSizeLimit {
+            commitHeartRate(batch)
+            batch += 1
+        }
+        reader = nil
+        // The first commit after checkpoints the whole log (no reader holds it now); the next
+        // starts the log again, and that is when SQLite cuts it.
+        for _ in 0..<2 { commitHeartRate(batch); batch += 1 }
+        #expect(try FileSystem.fileSize(path: wal) <= HistoryStore.walSizeLimit)
+        #expect(try store.counts().totalReadings == batch * 1_000)
+    }
+
     /// Backfill of a reading seen live (a different wall estimate, same sensor time), a commit
     /// retried, and a whole session replayed: none adds a row.
     @Test func backfillRetriesAndReplaysNeverDuplicate() throws {

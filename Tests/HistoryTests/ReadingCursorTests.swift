@@ -26,6 +26,56 @@ import Testing
         #expect(try store.counts().totalReadings == 505)
     }
 
+    /// A one-kind window is a search of readings_by_kind_wall_time, ordered as the index is;
+    /// every kind at once goes through readings_by_wall_time. Neither sorts.
+    @Test func aOneKindWindowSearchesTheKindIndex() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        func plan(oneKind: Bool) throws -> String {
+            let explain = try store.connection.prepare("EXPLAIN QUERY PLAN " + ReadingCursor.select(oneKind: oneKind))
+            var details: [String] = []
+            while try explain.step() { details.append(explain.text(3) ?? "") }
+            return details.joined(separator: "; ")
+        }
+        let oneKind = try plan(oneKind: true)
+        #expect(oneKind.contains("SEARCH readings USING INDEX readings_by_kind_wall_time (kind=? AND wall_time>? AND wall_time<?)"), "\(oneKind)")
+        #expect(!oneKind.contains("TEMP B-TREE"), "\(oneKind)")
+        let everyKind = try plan(oneKind: false)
+        #expect(everyKind.contains("USING INDEX readings_by_wall_time"), "\(everyKind)")
+        #expect(!everyKind.contains("TEMP B-TREE"), "\(everyKind)")
+    }
+
+    /// Pages of one kind among others at the same times: every row of that kind once, in order.
+    @Test func pagesOfOneKindGiveEveryRowOfItOnce() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        var rows: [RecordedReading] = []
+        for second in 0..<90 {
+            let at = noon + .seconds(Int64(second))
+            let bpm = BeatsPerMinute(UInt16(60 + second % 40))
+            rows.append(RecordedReading(device: "h", value: .heartRate(bpm, contact: .detected), wallTime: at))
+            rows.append(RecordedReading(device: "t", value: .temperature(Temperature(degreesCelsius: Double(second) / 10)), wallTime: at))
+            rows.append(RecordedReading(device: "u", value: .temperature(Temperature(degreesCelsius: Double(second) / 20)), wallTime: at))
+        }
+        store.append(rows)
+        store.commit()
+        let query = HistoryQuery(since: noon + .seconds(10), kind: .temperature)
+        let whole = Array(store.readings(query))
+        #expect(whole.count == 160)
+        #expect(whole == Array(store.readings(HistoryQuery(since: noon + .seconds(10)))).filter { $0.value.kind == .temperature })
+        var paged: [RecordedReading] = []
+        var position: ReadingPosition?
+        while true {
+            let cursor = store.readings(query, after: position)
+            var page = 0
+            while page < 7, let reading = cursor.next() { paged.append(reading); page += 1 }
+            #expect(cursor.error == nil)
+            if page == 0 { break }
+            position = cursor.position
+        }
+        #expect(paged == whole)
+    }
+
     /// Pages that each start after where the last ended (a position, not an open statement)
     /// give every row once, in order, whatever the page size, also across rows that share a
     /// wall time; rows committed between pages come in when they sort after the page.
