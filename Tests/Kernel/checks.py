@@ -407,6 +407,20 @@ class SimulatedChip:
     def value(self, offset: int) -> int:
         return int(self._read(f"{self.sysfs}/sim_gpio{offset}/value"))
 
+    def hog(self, offset: int, held: bool) -> None:
+        """Has the kernel hold line `offset` as an input (gpio-sim's hog: requests of it then
+        fail with EBUSY, as when another program or a HAT's driver has the line), or lets it
+        go. Hogs are set while the chip is down: it comes back as a new gpiochip."""
+        hog = os.path.join(self.directory, "bank0", f"line{offset}", "hog")
+        self.set_live(False)
+        if held:
+            os.mkdir(hog)
+            self._write(os.path.join(hog, "name"), "kernel-test-holder")
+            self._write(os.path.join(hog, "direction"), "input")
+        else:
+            os.rmdir(hog)
+        self.set_live(True)
+
     def pull(self, offset: int, up: bool) -> None:
         self._write(f"{self.sysfs}/sim_gpio{offset}/pull", "pull-up" if up else "pull-down")
 
@@ -526,6 +540,7 @@ class GPIO:
         self.platform_tests()
         self.alarm_test(chip)
         self.button_press(chip)
+        self.face_partial(chip)
 
     def platform_tests(self) -> None:
         # The tests of Tests/PlatformTests/GPIO that need a chip, and the one ToneGenerator test
@@ -618,6 +633,35 @@ class GPIO:
             f"{vigil.tail()}")
         # Its lines must be free for the checks that follow.
         vigil.stop(signal.SIGTERM, 20)
+
+    def face_partial(self, chip: SimulatedChip) -> None:
+        # The button's line is held by another (a hog): vigil run must still take the buzzer
+        # and LED and show its faults on them (no controller: the no-controller fault blinks
+        # the LED), and raise the face fault for the button. It used to give the whole face up.
+        chip.hog(self.button, True)
+        try:
+            config = self.face_config("/tmp/vigil-partial.conf", "tcp:127.0.0.1:1")
+            trace = LineTrace(chip, [self.buzzer, self.led])
+            with trace:
+                vigil = Child([self.vigil, "run", "--config", config, "--state-dir", "/tmp/vigil-partial", "--events-json",
+                               "--log-level", "info", "--seconds", "120"], "vigil-partial")
+                try:
+                    raised = wait_for(lambda: self.face_fault(vigil, "raised") or not vigil.alive(), 60)
+                    time.sleep(5)
+                    alive = vigil.alive()
+                finally:
+                    vigil.stop(signal.SIGTERM, 20)
+            pulses = trace.pulses()
+            log = vigil.stderr_text()
+            said = [l for l in log.splitlines() if "face button:" in l]
+            ok = bool(raised) and alive and pulses[self.led] >= 1 and bool(said) and "cannot open the GPIO face" not in log
+            self.report.check(
+                "gpio.face-partial", ok,
+                f"GPIO{self.button} held by a hog: vigil run drove the LED through {pulses[self.led]} blinks "
+                f"(kernel gpio_value trace) and raised fault:face-failing for the button ({said[0][-80:] if said else ''})",
+                f"raised={bool(raised)} alive={alive} traced pulses {pulses} said={said}; {vigil.tail()}")
+        finally:
+            chip.hog(self.button, False)
 
     def alarm_test(self, chip: SimulatedChip) -> None:
         config = self.face_config("/tmp/vigil-alarm.conf", "hci0")

@@ -5,7 +5,8 @@ import Platform
 
 /// The face on real lines through libgpiod v1 (issue 4 "GPIO backends"): the buzzer and LED as
 /// outputs, the button as an input with edge events on the run loop (no polling), all released
-/// on `close()`.
+/// on `close()`. A part whose line cannot be had is left out and stays in `failure`: the parts
+/// that work are used, so a busy button line cannot silence a working buzzer.
 ///
 /// `apply` never throws: the alarm loop must go on whatever a line does. A failed write is
 /// logged at error level once per distinct failure (a pulsing buzzer would otherwise log ten
@@ -16,20 +17,20 @@ final class GPIOFaceDevice: FaceDevice {
 
     let name: String
     private let chip: GPIOChip
-    private let buzzer: GPIOOutput
+    private let buzzer: GPIOOutput?
     /// Set for a passive buzzer: it owns `buzzer` and toggles it at the tone.
     private let tone: ToneGenerator?
     /// A passive buzzer's configured tone; nil: the tone each output asks for.
     private let fixedToneHertz: Int?
-    private let led: GPIOOutput
+    private let led: GPIOOutput?
     private var button: GPIOButton?
     private let logger: Logger
     /// The current failure of each part, by part ("buzzer", "LED", "button").
     private var failures: [String: String] = [:]
     private var closed = false
 
-    private init(name: String, chip: GPIOChip, buzzer: GPIOOutput, tone: ToneGenerator?, fixedToneHertz: Int?,
-                 led: GPIOOutput, button: GPIOButton, logger: Logger) {
+    private init(name: String, chip: GPIOChip, buzzer: GPIOOutput?, tone: ToneGenerator?, fixedToneHertz: Int?,
+                 led: GPIOOutput?, button: GPIOButton?, failures: [String: String], logger: Logger) {
         self.name = name
         self.chip = chip
         self.buzzer = buzzer
@@ -37,6 +38,7 @@ final class GPIOFaceDevice: FaceDevice {
         self.fixedToneHertz = fixedToneHertz
         self.led = led
         self.button = button
+        self.failures = failures
         self.logger = logger
     }
 
@@ -44,29 +46,51 @@ final class GPIOFaceDevice: FaceDevice {
 
     /// Opens the board's chip and requests the three lines: buzzer and LED as outputs (off,
     /// honouring active-low), the button with the internal pull-up, pressed = low, both edges.
-    /// Whatever was requested before a failure is released again (the chip's close does it).
+    /// A line that cannot be requested (another program holds it, a HAT's driver claimed it)
+    /// is logged and left out, its part failing, as long as the buzzer or the LED opened: the
+    /// whole face used to go with it, and the alarms with no sound or light at all. Throws
+    /// when the chip cannot be opened or neither output can (the chip's close releases any
+    /// line requested before).
     static func open(_ lines: FaceSetup.GPIOLines, drive: FaceSetup.BuzzerDrive, logger: Logger) throws(GPIOError) -> GPIOFaceDevice {
         let chip = try GPIOChip.open(GPIOChipSelector(candidates: lines.chip.candidates, label: lines.chip.label))
-        do throws(GPIOError) {
-            let buzzer = try chip.requestOutput(offset: lines.buzzer.offset, consumer: consumer,
-                                                activeLow: lines.buzzer.activeLow, initiallyOn: false)
-            let led = try chip.requestOutput(offset: lines.led.offset, consumer: consumer,
-                                             activeLow: lines.led.activeLow, initiallyOn: false)
-            let button = try chip.requestButton(offset: lines.button, consumer: consumer, activeLow: true, pullUp: true)
-            var tone: ToneGenerator?
-            var fixedTone: Int?
-            if case let .passive(toneHertz) = drive {
-                tone = ToneGenerator(output: buzzer)
-                fixedTone = toneHertz
+        var failures: [String: String] = [:]
+        var firstError: GPIOError?
+        func request<Line>(_ part: String, _ make: () throws(GPIOError) -> Line) -> Line? {
+            do throws(GPIOError) {
+                return try make()
+            } catch {
+                failures[part] = "\(error)"
+                firstError = firstError ?? error
+                return nil
             }
-            let label = chip.label.isEmpty ? "" : " (\(chip.label))"
-            let name = "gpio \(chip.name)\(label) buzzer \(lines.buzzer.offset) led \(lines.led.offset) button \(lines.button)"
-            return GPIOFaceDevice(name: name, chip: chip, buzzer: buzzer, tone: tone, fixedToneHertz: fixedTone,
-                                  led: led, button: button, logger: logger)
-        } catch {
-            chip.close()
-            throw error
         }
+        let buzzer = request("buzzer") { () throws(GPIOError) in
+            try chip.requestOutput(offset: lines.buzzer.offset, consumer: consumer, activeLow: lines.buzzer.activeLow, initiallyOn: false)
+        }
+        let led = request("LED") { () throws(GPIOError) in
+            try chip.requestOutput(offset: lines.led.offset, consumer: consumer, activeLow: lines.led.activeLow, initiallyOn: false)
+        }
+        let button = request("button") { () throws(GPIOError) in
+            try chip.requestButton(offset: lines.button, consumer: consumer, activeLow: true, pullUp: true)
+        }
+        if buzzer == nil, led == nil, let firstError {
+            chip.close()
+            throw firstError
+        }
+        var tone: ToneGenerator?
+        var fixedTone: Int?
+        if let buzzer, case let .passive(toneHertz) = drive {
+            tone = ToneGenerator(output: buzzer)
+            fixedTone = toneHertz
+        }
+        let label = chip.label.isEmpty ? "" : " (\(chip.label))"
+        let name = "gpio \(chip.name)\(label) buzzer \(lines.buzzer.offset) led \(lines.led.offset) button \(lines.button)"
+        for part in ["buzzer", "LED", "button"] {
+            guard let failure = failures[part] else { continue }
+            logger.log(.error, "face \(part): \(failure); \(name) runs without it")
+        }
+        return GPIOFaceDevice(name: name, chip: chip, buzzer: buzzer, tone: tone, fixedToneHertz: fixedTone,
+                              led: led, button: button, failures: failures, logger: logger)
     }
 
     /// What is broken now ("buzzer: GPIO line 17 on gpiochip0 ..."), nil when every line works.
@@ -103,14 +127,17 @@ final class GPIOFaceDevice: FaceDevice {
                     try tone.play(hertz: level == .high ? hertz : nil)
                     // The tone thread's writes: failing until one of its toggles works.
                     if let failure = tone.failure { throw failure }
-                } else {
+                } else if let buzzer {
                     try buzzer.set(level == .high)
+                } else {
+                    return  // not opened: failing since open
                 }
                 recovered(part: "buzzer")
             } catch {
                 record(error, part: "buzzer")
             }
         case let .led(level):
+            guard let led else { return }  // not opened: failing since open
             do throws(GPIOError) {
                 try led.set(level == .high)
                 recovered(part: "LED")
@@ -160,8 +187,8 @@ final class GPIOFaceDevice: FaceDevice {
         guard !closed else { return }
         closed = true
         tone?.stop()
-        buzzer.release()
-        led.release()
+        buzzer?.release()
+        led?.release()
         button?.release()
         button = nil
         chip.close()
