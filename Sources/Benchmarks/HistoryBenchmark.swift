@@ -103,7 +103,7 @@ enum HistoryBenchmark {
         let countsStart = SystemClock.monotonicNow()
         let counts = try store.counts()
         let countsTime = SystemClock.monotonicNow() - countsStart
-        let counted = counts.readings.values.reduce(0, +)
+        let counted = counts.totalReadings
         print("  queries: 14 days of glucose (\(Format.grouped(reportRows)) rows) in \(Format.seconds(reportTime)), "
               + "counts per kind (\(Format.grouped(counted)) rows) in \(Format.seconds(countsTime))")
 

@@ -25,7 +25,9 @@ final class GPIOFaceDevice: FaceDevice {
     private let led: GPIOOutput?
     private var button: GPIOButton?
     private let logger: Logger
-    /// The current failure of each part, by part ("buzzer", "LED", "button").
+    /// The parts, in the order `failure` and the log name them.
+    private static let parts = ["buzzer", "LED", "button"]
+    /// The current failure of each part, by part (one of `parts`).
     private var failures: [String: String] = [:]
     private var closed = false
 
@@ -85,7 +87,7 @@ final class GPIOFaceDevice: FaceDevice {
         }
         let label = chip.label.isEmpty ? "" : " (\(chip.label))"
         let name = "gpio \(chip.name)\(label) buzzer \(lines.buzzer.offset) led \(lines.led.offset) button \(lines.button)"
-        for part in ["buzzer", "LED", "button"] {
+        for part in parts {
             guard let failure = failures[part] else { continue }
             logger.log(.error, "face \(part): \(failure); \(name) runs without it")
         }
@@ -96,8 +98,8 @@ final class GPIOFaceDevice: FaceDevice {
     /// What is broken now ("buzzer: GPIO line 17 on gpiochip0 ..."), nil when every line works.
     /// A line that writes again clears its part.
     var failure: String? {
-        let parts = ["buzzer", "LED", "button"].compactMap { part in failures[part].map { "\(part): \($0)" } }
-        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+        let broken = Self.parts.compactMap { part in failures[part].map { "\(part): \($0)" } }
+        return broken.isEmpty ? nil : broken.joined(separator: "; ")
     }
 
     var isButtonPressedAtBoot: Bool { isButtonPressed() }
