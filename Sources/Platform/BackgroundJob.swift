@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CPlatform
+import Clocks
 import Synchronization
 
 /// One blocking job on a thread of its own, so the event loop keeps turning while it runs.
@@ -25,6 +26,7 @@ public final class BackgroundJob<Value: Sendable> {
     public let descriptor: Int32
     private let shared: Shared
     private var thread: pthread_t?
+    private var abandoned = false
 
     /// Starts `work` on a new thread named `name` (at most 15 bytes, for `top -H`).
     public init(name: String, _ work: @escaping @Sendable (_ stopRequested: @Sendable () -> Bool) -> Value) throws(PlatformError) {
@@ -69,14 +71,39 @@ public final class BackgroundJob<Value: Sendable> {
         }
     }
 
+    /// Waits up to `limit` for the job to return; true when it has (`finish()` then does not
+    /// block). For an owner about to exit that will not wait for ever on a job that may hang.
+    public func wait(upTo limit: Duration) -> Bool {
+        let deadline = SystemClock.monotonicNow() + limit
+        while !isFinished {
+            let left = deadline - SystemClock.monotonicNow()
+            guard left > .zero else { return false }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+            _ = poll(&entry, 1, Int32(clamping: milliseconds))
+        }
+        return true
+    }
+
+    /// Leaves a job that does not return (a read stuck on a card that stopped answering) to
+    /// end with the process: the owner goes without waiting. Its thread is detached, and its
+    /// descriptor stays open, since the job still signals it if it ever returns. Only for an
+    /// owner that is exiting: each abandoned job keeps a thread and a descriptor.
+    public func abandon() {
+        guard let running = thread else { return }
+        pthread_detach(running)
+        thread = nil
+        abandoned = true
+    }
+
     /// A job still running when its owner goes is stopped and waited for: its thread must not
-    /// outlive the files and the connection it was writing.
+    /// outlive the files and the connection it was writing (unless it was `abandon()`ed).
     deinit {
         if thread != nil {
             requestStop()
             _ = finish()
         }
-        close(descriptor)
+        if !abandoned { close(descriptor) }
     }
 
     /// What the loop's side and the job's thread both touch.

@@ -69,6 +69,45 @@ import Testing
         #expect(stoppedBeforeTheOwnerWent, "the job was still running after its owner went")
     }
 
+    @Test func waitingIsBoundedAndSaysWhetherTheJobReturned() throws {
+        let gate = Gate()
+        let job = try BackgroundJob(name: "vigil-test-job") { _ in
+            gate.wait()
+            return 7
+        }
+        let start = SystemClock.monotonicNow()
+        #expect(!job.wait(upTo: .milliseconds(200)), "a job still held at its gate said it had returned")
+        #expect(SystemClock.monotonicNow() - start >= .milliseconds(200))
+        gate.open.store(true, ordering: .releasing)
+        #expect(job.wait(upTo: .seconds(10)))
+        #expect(job.finish() == 7)
+    }
+
+    /// An abandoned job is neither stopped nor waited for when its owner goes: an owner that
+    /// exits must not hang on a job stuck in a read.
+    @Test func anAbandonedJobIsNotWaitedForWhenItsOwnerGoes() throws {
+        let gate = Gate()
+        let finished = Gate()
+        let start = SystemClock.monotonicNow()
+        do {
+            let job = try BackgroundJob(name: "vigil-test-job") { _ in
+                // Deaf to stop requests, as a stuck read is; at most 10 s, so an owner that
+                // waits for it anyway fails the time check below instead of hanging the test.
+                for _ in 0..<1000 where !gate.open.load(ordering: .acquiring) { usleep(10_000) }
+                finished.open.store(true, ordering: .releasing)
+                return 0
+            }
+            job.abandon()
+            #expect(job.finish() == nil, "an abandoned job's result was handed over")
+        }
+        #expect(SystemClock.monotonicNow() - start < .seconds(5), "the owner waited for an abandoned job")
+        let finishedWhileHeld = finished.open.load(ordering: .acquiring)
+        #expect(!finishedWhileHeld)
+        // Let it go: it signals its descriptor, which must still be its own (not closed).
+        gate.open.store(true, ordering: .releasing)
+        finished.wait()
+    }
+
     /// Signals must reach the event loop's signalfd, never the job's thread (where SIGTERM
     /// would take its default action and end Vigil mid-export).
     @Test func theJobsThreadBlocksSignals() throws {
