@@ -334,9 +334,7 @@ extension Interop {
         @Test func otherStateSavingFineDoesNotClearTheFaultOfAHistoryNotOpen() throws {
             let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
             defer { rig.stop() }
-            let state = try StateDirectory()
-            let database = state.url.appendingPathComponent("history.sqlite").path
-            try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: false)
+            let (state, database) = try Self.historyBlockedByADirectory()
             let configDirectory = try StateDirectory()
             let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 60)
             #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
@@ -354,6 +352,84 @@ extension Interop {
             #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
             let reported = Self.heartRateEvents(vigil.events)
             #expect(try Self.storedHeartRates(database).count == reported.count)
+        }
+
+        /// Opening a history again checks the whole file: seconds on a Pi with a large one.
+        /// Each attempt runs on its own thread, so readings keep reaching the alarms while it
+        /// does (`--history-open-delay` holds each attempt 6 s, as a slow card would). Run in
+        /// place, the loop would stop for those seconds and systemd's watchdog with it.
+        @Test func aSlowReopeningDoesNotHoldTheLoop() throws {
+            let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
+            defer { rig.stop() }
+            let (state, database) = try Self.historyBlockedByADirectory()
+            let configDirectory = try StateDirectory()
+            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 60,
+                                       arguments: ["--history-open-delay", "6"])
+            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
+            try FileManager.default.removeItem(atPath: database)
+            #expect(vigil.waitForLog("history: opening \(database) again (attempt 2)", upTo: .seconds(20)), "\(vigil.summary)")
+            let whileOpening = Self.heartRateEvents(vigil.events).count
+            #expect(vigil.wait(upTo: .seconds(4)) { Self.heartRateEvents(vigil.events).count >= whileOpening + 10 },
+                    "no readings while the history was being opened\n\(vigil.summary)")
+            #expect(!vigil.stderrText.contains("at attempt 2"), "the attempt ended before its delay\n\(vigil.summary)")
+            #expect(vigil.waitForLog("history: opened \(database) at attempt 2", upTo: .seconds(15)), "\(vigil.summary)")
+            #expect(vigil.wait(upTo: .seconds(5)) { vigil.events.contains(where: Self.isAlarm("cleared")) }, "\(vigil.summary)")
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit()
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+            #expect(try Self.storedHeartRates(database).count == Self.heartRateEvents(vigil.events).count)
+        }
+
+        /// SIGTERM while an attempt runs: the exit waits for it (up to 10 s) and writes what
+        /// waited in memory, instead of losing it.
+        @Test func anExitDuringAReopeningWaitsForItAndWritesWhatWaited() throws {
+            let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
+            defer { rig.stop() }
+            let (state, database) = try Self.historyBlockedByADirectory()
+            let configDirectory = try StateDirectory()
+            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 60,
+                                       arguments: ["--history-open-delay", "3"])
+            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
+            try FileManager.default.removeItem(atPath: database)
+            #expect(vigil.waitForLog("history: opening \(database) again (attempt 2)", upTo: .seconds(20)), "\(vigil.summary)")
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit()
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+            #expect(vigil.stderrText.contains("history: opened \(database) at exit;"), "\(vigil.summary)")
+            #expect(!vigil.stderrText.contains("lost at exit"), "\(vigil.summary)")
+            let reported = Self.heartRateEvents(vigil.events)
+            #expect(reported.count >= 10)
+            #expect(try Self.storedHeartRates(database).count == reported.count)
+        }
+
+        /// An attempt that does not end (a card that stopped answering) does not hold the exit
+        /// for ever: after 10 s Vigil leaves it, says so, and says the rows that waited are lost.
+        @Test func aReopeningThatDoesNotEndIsLeftAtExitAndTheLossIsSaid() throws {
+            let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
+            defer { rig.stop() }
+            let (state, database) = try Self.historyBlockedByADirectory()
+            let configDirectory = try StateDirectory()
+            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 90,
+                                       arguments: ["--history-open-delay", "80"])
+            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
+            try FileManager.default.removeItem(atPath: database)
+            #expect(vigil.waitForLog("history: opening \(database) again (attempt 2)", upTo: .seconds(20)), "\(vigil.summary)")
+            let start = ContinuousClock.now
+            vigil.send(SIGTERM)
+            let exit = vigil.waitForExit(upTo: .seconds(25))
+            #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+            #expect(ContinuousClock.now - start >= .seconds(9), "the exit did not wait for the attempt")
+            #expect(vigil.stderrText.contains("history: opening \(database) did not end within 10.0 seconds of exit"), "\(vigil.summary)")
+            #expect(vigil.stderrText.contains("rows that waited for \(database) to open are lost at exit"), "\(vigil.summary)")
+        }
+
+        /// A state directory whose history path is taken by a directory: the history cannot be
+        /// opened until the directory goes.
+        static func historyBlockedByADirectory() throws -> (StateDirectory, String) {
+            let state = try StateDirectory()
+            let database = state.url.appendingPathComponent("history.sqlite").path
+            try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: false)
+            return (state, database)
         }
 
         /// The state directory is read-only at start (a card the kernel remounted read-only

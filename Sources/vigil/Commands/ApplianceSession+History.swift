@@ -69,25 +69,33 @@ extension ApplianceSession {
         }
     }
 
-    /// Another attempt, when one is due; on success what waited is written, the clock steps
-    /// missed are applied, the serial export starts and the storage fault clears.
+    /// Another attempt, when one is due, on a thread of its own (`HistoryOpening`): the loop
+    /// keeps turning while the file is checked, and hears the end through the job's descriptor
+    /// (`historyOpened`).
     mutating func reopenHistoryIfDue(at now: MonotonicInstant) {
-        guard history == nil, var reopening = historyReopening, reopening.isDue(at: now) else { return }
+        guard history == nil, historyOpening == nil, let reopening = historyReopening, reopening.isDue(at: now) else { return }
         // A state directory that could not be made at start may be makeable now (the open
-        // below says why when it still is not).
+        // says why when it still is not).
         if let slash = reopening.path.lastIndex(of: "/"), slash > reopening.path.startIndex {
             let directory = String(reopening.path[..<slash])
             if !FileSystem.exists(path: directory) { try? FileSystem.createDirectories(path: directory, mode: 0o700) }
         }
-        let opened: HistoryStore
         do {
-            opened = try HistoryStore.open(path: reopening.path, pendingLimit: historyRowLimit)
+            historyOpening = try HistoryOpening.start(path: reopening.path, pendingLimit: historyRowLimit, delay: historyOpenDelay)
+            logger.log(.info, "history: opening \(reopening.path) again (attempt \(reopening.attempts + 1))")
         } catch {
-            reopening.failed(at: now)
-            historyReopening = reopening
-            logger.log(.warning, "history: still cannot open \(reopening.path) (attempt \(reopening.attempts)): \(error); "
-                + "\(reopening.waitingRows) rows wait in memory; next attempt in \(reopening.nextAttempt - now)")
-            return
+            reopeningFailed(error, at: now)
+        }
+    }
+
+    /// The attempt's end: on success what waited is written, the clock steps missed are
+    /// applied, the serial export starts and the storage fault clears.
+    mutating func historyOpened(_ result: Result<HistoryStore, HistoryError>, at now: MonotonicInstant) {
+        guard history == nil, var reopening = historyReopening else { return }
+        let opened: HistoryStore
+        switch result {
+        case let .success(store): opened = store
+        case let .failure(error): return reopeningFailed(error, at: now)
         }
         let attempts = reopening.attempts + 1
         let dropped = reopening.dropped
@@ -106,6 +114,37 @@ extension ApplianceSession {
             logger.log(.error, "history: cannot write (\(error)); \(pending) rows kept in memory")
         }
         applyClockSteps(to: opened, at: now)
+    }
+
+    private mutating func reopeningFailed(_ error: any Error, at now: MonotonicInstant) {
+        guard var reopening = historyReopening else { return }
+        reopening.failed(at: now)
+        historyReopening = reopening
+        logger.log(.warning, "history: still cannot open \(reopening.path) (attempt \(reopening.attempts)): \(error); "
+            + "\(reopening.waitingRows) rows wait in memory; next attempt in \(reopening.nextAttempt - now)")
+    }
+
+    /// At exit, an attempt still running is given `HistoryOpening.waitAtExit` to end, so what
+    /// waited in memory is written rather than lost; one that does not end (a card that stopped
+    /// answering) is left behind, and the rows are said to be lost.
+    func finishHistoryOpeningAtExit() -> HistoryReopening? {
+        guard let job = historyOpening, var reopening = historyReopening else { return historyReopening }
+        guard job.wait(upTo: HistoryOpening.waitAtExit) else {
+            logger.log(.error, "history: opening \(reopening.path) did not end within \(HistoryOpening.waitAtExit) of exit")
+            job.abandon()
+            return reopening
+        }
+        guard case let .success(opened)? = job.finish()?.result else { return reopening }
+        let rows = reopening.replay(into: opened)
+        for jump in clockStepsNotApplied {
+            do { _ = try opened.redate(jump) } catch { logger.log(.error, "history: re-dating after the clock was set failed at exit: \(error)") }
+        }
+        if case let .failed(error, pending, _) = opened.commit() {
+            logger.log(.error, "history: opened \(reopening.path) at exit, but \(pending) rows could not be written: \(error)")
+        } else {
+            logger.log(.notice, "history: opened \(reopening.path) at exit; \(rows) rows that waited in memory are written")
+        }
+        return nil
     }
 
     /// Rows dated by the clock before it was set get the date it was set to. A re-date that

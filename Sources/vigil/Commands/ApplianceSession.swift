@@ -51,6 +51,10 @@ struct ApplianceSession: HostSession {
     var historyRowLimit = HistoryStore.defaultPendingLimit
     /// A history that could not be opened, tried again with backoff; what arrives waits here.
     var historyReopening: HistoryReopening?
+    /// The attempt running on its own thread (`reopenHistoryIfDue`); nil between attempts.
+    var historyOpening: BackgroundJob<HistoryOpening.Opened>?
+    /// For tests: each attempt waits this long first, as on a slow card (`--history-open-delay`).
+    var historyOpenDelay: Duration?
     /// What failed at its last write (ApplianceSession+Storage): the storage fault stands
     /// while anything is here, and the state files in it are saved again every 10 s.
     var failingStorage: Set<StoredState> = []
@@ -99,14 +103,15 @@ struct ApplianceSession: HostSession {
 
     var nextDeadline: MonotonicInstant? {
         earliest(appliance.nextDeadline, face?.nextDeadline, device?.nextDeadline, face == nil ? nil : nextClockCheck,
-                 serialExport?.nextDeadline, statusServer?.nextDeadline, nextFaceCheck, nextSaveRetry, historyReopening?.nextAttempt,
+                 serialExport?.nextDeadline, statusServer?.nextDeadline, nextFaceCheck, nextSaveRetry,
+                 historyOpening == nil ? historyReopening?.nextAttempt : nil,  // while one runs, its descriptor wakes the loop
                  history.map { _ in nextPrune ?? .zero },  // only with a history: it is what `endOfTurn` prunes
                  notifier?.watchdogInterval.map { _ in nextWatchdog ?? .zero })  // the first feed: due at once
     }
 
     var descriptors: [Int32] {
         (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) + (statusServer?.descriptors ?? [])
-            + (usbExportJob.map { [$0.descriptor] } ?? [])
+            + (usbExportJob.map { [$0.descriptor] } ?? []) + (historyOpening.map { [$0.descriptor] } ?? [])
     }
 
     /// An export still being sent on the serial port, a status answer on its socket: poll says
@@ -174,6 +179,12 @@ struct ApplianceSession: HostSession {
         if let job = usbExportJob, descriptor == job.descriptor {
             usbExportJob = nil
             if let result = job.finish() { answerUSBExport(result) }
+            report()
+            return
+        }
+        if let job = historyOpening, descriptor == job.descriptor {
+            historyOpening = nil
+            if let opened = job.finish() { historyOpened(opened.result, at: now) }
             report()
             return
         }
@@ -265,7 +276,7 @@ struct ApplianceSession: HostSession {
         if let history, history.pendingCount > 0, case let .failed(error, pending, _) = history.commit() {
             logger.log(.error, "history: \(pending) rows could not be written at exit: \(error)")
         }
-        if let historyReopening, historyReopening.waitingRows > 0 {
+        if let historyReopening = finishHistoryOpeningAtExit(), historyReopening.waitingRows > 0 {
             logger.log(.error, "history: \(historyReopening.waitingRows) rows that waited for \(historyReopening.path) to open are lost at exit")
         }
     }

@@ -42,6 +42,11 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("history-rows-in-memory"), help: .hidden)
     var historyRowsInMemory: Int?
 
+    /// For tests: each attempt to open the history again after it failed waits this many
+    /// seconds first, as on a slow card, so a test can see the loop turn meanwhile.
+    @Option(name: .customLong("history-open-delay"), help: .hidden)
+    var historyOpenDelay: Double?
+
     func run() throws {
         do {
             try runAppliance()
@@ -104,6 +109,7 @@ struct RunCommand: ParsableCommand {
             }
         }
         if let historyRowsInMemory { session.historyRowLimit = max(1, historyRowsInMemory) }
+        if let historyOpenDelay, historyOpenDelay > 0 { session.historyOpenDelay = .milliseconds(Int64(historyOpenDelay * 1000)) }
         session.openHistory(path: state.path + "/history.sqlite", at: now)
         session.utcOffset = configuration.alarms.utcOffset
         session.usbMountPoint = configuration.export.usbMountPoint
