@@ -10,7 +10,7 @@ import Platform
 ///
 /// Opening checks the whole file (`PRAGMA quick_check`, `HistoryStore.check`): 0.29 s for
 /// 78 MiB on the x86 dev machine, so seconds to tens of seconds for the 1 GiB cap on a Pi.
-/// At start that is before the loop and before READY=1, under systemd's start timeout; mid-run
+/// At start that is before the loop and before READY=1, before systemd arms its watchdog; mid-run
 /// it would hold the loop, with no alarm evaluated and no watchdog fed, and `WatchdogSec=30`
 /// would end Vigil just as its storage came back. The storage fault is raised throughout:
 /// the history is not open until the job says so.
