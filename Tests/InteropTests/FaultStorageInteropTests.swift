@@ -395,6 +395,7 @@ extension Interop {
             vigil.send(SIGTERM)
             let exit = vigil.waitForExit()
             #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
+            #expect(vigil.stderrText.contains("history: created \(database)"), "\(vigil.summary)")
             #expect(vigil.stderrText.contains("history: opened \(database) at exit;"), "\(vigil.summary)")
             #expect(!vigil.stderrText.contains("lost at exit"), "\(vigil.summary)")
             let reported = Self.heartRateEvents(vigil.events)

@@ -135,6 +135,7 @@ extension ApplianceSession {
             return reopening
         }
         guard case let .success(opened)? = job.finish()?.result else { return reopening }
+        sayHowItOpened(opened)
         let rows = reopening.replay(into: opened)
         for jump in clockStepsNotApplied {
             do { _ = try opened.redate(jump) } catch { logger.log(.error, "history: re-dating after the clock was set failed at exit: \(error)") }
@@ -145,6 +146,18 @@ extension ApplianceSession {
             logger.log(.notice, "history: opened \(reopening.path) at exit; \(rows) rows that waited in memory are written")
         }
         return nil
+    }
+
+    /// The log line for how the history was found: created, opened, or corrupt and moved aside.
+    private func sayHowItOpened(_ history: HistoryStore) {
+        switch history.outcome {
+        case let .recreatedAfterCorruption(movedTo, reason):
+            logger.log(.error, "history: \(history.path) was corrupt (\(reason)); moved to \(movedTo), a fresh history is started")
+        case .created:
+            logger.log(.notice, "history: created \(history.path)")
+        case let .opened(version):
+            logger.log(.info, "history: \(history.path) (schema \(version))")
+        }
     }
 
     /// Rows dated by the clock before it was set get the date it was set to. A re-date that
@@ -168,15 +181,10 @@ extension ApplianceSession {
     }
 
     private mutating func adopt(_ history: HistoryStore, at now: MonotonicInstant) {
-        switch history.outcome {
-        case let .recreatedAfterCorruption(movedTo, reason):
-            logger.log(.error, "history: \(history.path) was corrupt (\(reason)); moved to \(movedTo), a fresh history is started")
+        sayHowItOpened(history)
+        if case .recreatedAfterCorruption = history.outcome {
             lost(.corruptHistory, at: now)
             stored(.history, false, at: now)
-        case .created:
-            logger.log(.notice, "history: created \(history.path)")
-        case let .opened(version):
-            logger.log(.info, "history: \(history.path) (schema \(version))")
         }
         self.history = history
         if let make = serialExportAwaitingHistory {
