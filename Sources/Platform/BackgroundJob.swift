@@ -76,11 +76,10 @@ public final class BackgroundJob<Value: Sendable> {
     public func wait(upTo limit: Duration) -> Bool {
         let deadline = SystemClock.monotonicNow() + limit
         while !isFinished {
-            let left = deadline - SystemClock.monotonicNow()
-            guard left > .zero else { return false }
+            let now = SystemClock.monotonicNow()
+            guard now < deadline else { return false }
             var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
-            _ = poll(&entry, 1, Int32(clamping: milliseconds))
+            _ = poll(&entry, 1, PollLoop.timeoutMilliseconds(from: now, until: deadline))
         }
         return true
     }

@@ -359,15 +359,9 @@ extension Interop {
         /// does (`--history-open-delay` holds each attempt 6 s, as a slow card would). Run in
         /// place, the loop would stop for those seconds and systemd's watchdog with it.
         @Test func aSlowReopeningDoesNotHoldTheLoop() throws {
-            let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
-            defer { rig.stop() }
-            let (state, database) = try Self.historyBlockedByADirectory()
-            let configDirectory = try StateDirectory()
-            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 60,
-                                       arguments: ["--history-open-delay", "6"])
-            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
-            try FileManager.default.removeItem(atPath: database)
-            #expect(vigil.waitForLog("history: opening \(database) again (attempt 2)", upTo: .seconds(20)), "\(vigil.summary)")
+            let reopening = try SlowReopening(delay: 6, seconds: 60)
+            defer { reopening.rig.stop() }
+            let (vigil, database) = (reopening.vigil, reopening.database)
             let whileOpening = Self.heartRateEvents(vigil.events).count
             #expect(vigil.wait(upTo: .seconds(4)) { Self.heartRateEvents(vigil.events).count >= whileOpening + 10 },
                     "no readings while the history was being opened\n\(vigil.summary)")
@@ -383,15 +377,9 @@ extension Interop {
         /// SIGTERM while an attempt runs: the exit waits for it (up to 10 s) and writes what
         /// waited in memory, instead of losing it.
         @Test func anExitDuringAReopeningWaitsForItAndWritesWhatWaited() throws {
-            let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
-            defer { rig.stop() }
-            let (state, database) = try Self.historyBlockedByADirectory()
-            let configDirectory = try StateDirectory()
-            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 60,
-                                       arguments: ["--history-open-delay", "3"])
-            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
-            try FileManager.default.removeItem(atPath: database)
-            #expect(vigil.waitForLog("history: opening \(database) again (attempt 2)", upTo: .seconds(20)), "\(vigil.summary)")
+            let reopening = try SlowReopening(delay: 3, seconds: 60)
+            defer { reopening.rig.stop() }
+            let (vigil, database) = (reopening.vigil, reopening.database)
             vigil.send(SIGTERM)
             let exit = vigil.waitForExit()
             #expect(!exit.timedOut && exit.status == 0, "\(exit)\n\(vigil.summary)")
@@ -406,15 +394,9 @@ extension Interop {
         /// An attempt that does not end (a card that stopped answering) does not hold the exit
         /// for ever: after 10 s Vigil leaves it, says so, and says the rows that waited are lost.
         @Test func aReopeningThatDoesNotEndIsLeftAtExitAndTheLossIsSaid() throws {
-            let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
-            defer { rig.stop() }
-            let (state, database) = try Self.historyBlockedByADirectory()
-            let configDirectory = try StateDirectory()
-            let vigil = try Self.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory, seconds: 90,
-                                       arguments: ["--history-open-delay", "80"])
-            #expect(vigil.wait(upTo: .seconds(20)) { Self.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
-            try FileManager.default.removeItem(atPath: database)
-            #expect(vigil.waitForLog("history: opening \(database) again (attempt 2)", upTo: .seconds(20)), "\(vigil.summary)")
+            let reopening = try SlowReopening(delay: 80, seconds: 90)
+            defer { reopening.rig.stop() }
+            let (vigil, database) = (reopening.vigil, reopening.database)
             let start = ContinuousClock.now
             vigil.send(SIGTERM)
             let exit = vigil.waitForExit(upTo: .seconds(25))
@@ -431,6 +413,29 @@ extension Interop {
             let database = state.url.appendingPathComponent("history.sqlite").path
             try FileManager.default.createDirectory(atPath: database, withIntermediateDirectories: false)
             return (state, database)
+        }
+
+        /// `vigil run` whose history could not be opened at start, caught in its second attempt:
+        /// readings arrived, the way was cleared, and the attempt (held `delay` seconds, as on a
+        /// slow card) has begun.
+        struct SlowReopening {
+            let rig: Rig
+            let state: StateDirectory
+            let configDirectory: StateDirectory
+            let database: String
+            let vigil: BackgroundVigil
+
+            init(delay: Int, seconds: Int) throws {
+                rig = try Rig.launch(arguments: ["--rate-hz", "5"])
+                (state, database) = try FaultStorageInteropTests.historyBlockedByADirectory()
+                configDirectory = try StateDirectory()
+                let vigil = try FaultStorageInteropTests.start(rig, stateDirectory: state.url.path, configDirectory: configDirectory,
+                                                               seconds: seconds, arguments: ["--history-open-delay", "\(delay)"])
+                self.vigil = vigil
+                #expect(vigil.wait(upTo: .seconds(20)) { FaultStorageInteropTests.heartRateEvents(vigil.events).count >= 10 }, "\(vigil.summary)")
+                try FileManager.default.removeItem(atPath: database)
+                #expect(vigil.waitForLog("history: opening \(database) again (attempt 2)", upTo: .seconds(20)), "\(vigil.summary)")
+            }
         }
 
         /// The state directory is read-only at start (a card the kernel remounted read-only
