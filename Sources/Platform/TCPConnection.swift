@@ -12,8 +12,28 @@ public enum TCPConnection {
     /// Connects to `host` (numeric IPv4 or IPv6, or a name resolved with getaddrinfo) on `port`,
     /// trying each address in turn within one overall `timeout`. The returned transport is
     /// non-blocking with TCP_NODELAY set, since H4 packets are small and latency matters more
-    /// than throughput.
+    /// than throughput. Blocks for up to `timeout` (more while a name resolves): an event loop
+    /// that must keep turning starts an `Attempt` instead.
     public static func connect(host: String, port: UInt16, timeout: Duration) throws(PlatformError) -> any ByteTransport {
+        try connectSocket(host: host, port: port, timeout: timeout, stopRequested: { false }).adopt()
+    }
+
+    /// A connected socket not yet wrapped in a transport: what a connect made on another
+    /// thread hands back (a descriptor is Sendable, a transport is not).
+    struct ConnectedSocket: Sendable {
+        let fileDescriptor: Int32
+        /// "127.0.0.1:4000" or "[::1]:4000": the address that answered.
+        let peer: String
+
+        func adopt() throws(PlatformError) -> any ByteTransport {
+            try FileDescriptorTransport(adopting: fileDescriptor, kind: .streamSocket, name: "tcp \(peer)")
+        }
+    }
+
+    /// `connect`'s work, which `stopRequested` can end early (within `stopCheckInterval`) with
+    /// ECANCELED: an attempt whose loop is exiting must not hold the exit for the whole timeout.
+    static func connectSocket(host: String, port: UInt16, timeout: Duration,
+                              stopRequested: () -> Bool) throws(PlatformError) -> ConnectedSocket {
         let target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         let deadline = SystemClock.monotonicNow() + timeout
         let addresses = try SocketAddressList(host: host, port: port, passive: false, target: target)
@@ -22,18 +42,23 @@ public enum TCPConnection {
         var lastError = PlatformError(operation: "connect(\(target))", errno: 0, reason: "getaddrinfo returned no addresses", hint: "check the host name")
         for entry in addresses.entries {
             do throws(PlatformError) {
-                let fd = try connectOne(entry, target: target, deadline: deadline, timeout: timeout)
-                return try FileDescriptorTransport(adopting: fd, kind: .streamSocket, name: "tcp \(entry.text)")
+                let fd = try connectOne(entry, target: target, deadline: deadline, timeout: timeout, stopRequested: stopRequested)
+                return ConnectedSocket(fileDescriptor: fd, peer: entry.text)
             } catch {
                 lastError = error
-                if error.errno == ETIMEDOUT { break }  // the whole budget is spent
+                if error.errno == ETIMEDOUT || error.errno == ECANCELED { break }  // the whole budget is spent, or no longer wanted
             }
         }
         throw lastError
     }
 
-    private static func connectOne(_ entry: SocketAddressList.Entry, target: String, deadline: MonotonicInstant, timeout: Duration) throws(PlatformError) -> Int32 {
+    /// How often a connect waiting for its handshake looks at its stop request.
+    static let stopCheckInterval = Duration.milliseconds(100)
+
+    private static func connectOne(_ entry: SocketAddressList.Entry, target: String, deadline: MonotonicInstant, timeout: Duration,
+                                   stopRequested: () -> Bool) throws(PlatformError) -> Int32 {
         let operation = "connect(\(target) at \(entry.text))"
+        if stopRequested() { throw PlatformError(operation: operation, errno: ECANCELED, reason: "stopped before it connected") }
         let fd = vigil_stream_socket(entry.family)
         guard fd >= 0 else { throw .fromErrno("socket(\(entry.text))") }
         var succeeded = false
@@ -48,8 +73,10 @@ public enum TCPConnection {
                 if now >= deadline {
                     throw .system(operation, errno: ETIMEDOUT, hint: hint(forErrno: ETIMEDOUT, target: target, timeout: timeout))
                 }
+                if stopRequested() { throw PlatformError(operation: operation, errno: ECANCELED, reason: "stopped before it connected") }
                 var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                let ready = poll(&entry, 1, PollLoop.timeoutMilliseconds(from: now, until: deadline))
+                let wake = min(deadline, now + stopCheckInterval)
+                let ready = poll(&entry, 1, PollLoop.timeoutMilliseconds(from: now, until: wake))
                 if ready > 0 { break }
                 if ready < 0 && currentErrno != EINTR { throw .fromErrno("poll(\(target))") }
             }

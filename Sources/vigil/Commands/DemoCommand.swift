@@ -88,8 +88,8 @@ struct DemoCommand: ParsableCommand {
         let runner = HostRunner(
             host: Host(configuration: configuration), logger: logger,
             options: .init(reopenOnFailure: false, stopAt: seconds.map { start + .milliseconds(Int64($0 * 1000)) }, snoopPath: btsnoopLog, stopAtEndOfInput: false),
-            bondsChanged: { _ in true }) { () throws(PlatformError) -> any HCILink in
-            SimulatedLink(controller: controller, dexcom: dexcom)
+            bondsChanged: { _ in true }) { () throws(PlatformError) -> LinkOpening in
+            .opened(SimulatedLink(controller: controller, dexcom: dexcom))
         }
         let code = runner.run(&session)
         if code != 0 { throw ExitCode(code) }

@@ -38,7 +38,7 @@ extension ControllerOptions {
             stopAt: seconds.map { start + .milliseconds(Int64($0 * 1000)) },
             snoopPath: btsnoopLog,
             stopAtEndOfInput: isReplay)
-        let runner = HostRunner(host: host, logger: logger, options: options, bondsChanged: { state.saveBonds($0) }) { () throws(PlatformError) -> any HCILink in
+        let runner = HostRunner(host: host, logger: logger, options: options, bondsChanged: { state.saveBonds($0) }) { () throws(PlatformError) -> LinkOpening in
             try HCILinks.open(transport)
         }
         return runner.run(&session)
@@ -47,16 +47,21 @@ extension ControllerOptions {
 
 /// Opens an HCI link for a transport.
 enum HCILinks {
-    static func open(_ transport: VigilConfiguration.Transport) throws(PlatformError) -> any HCILink {
+    /// How long a TCP controller has to accept the connection.
+    static let tcpConnectTimeout = Duration.seconds(5)
+
+    static func open(_ transport: VigilConfiguration.Transport) throws(PlatformError) -> LinkOpening {
         switch transport {
         case .userChannel(let index):
-            return TransportLink(try HCIUserChannel.open(index: Int(index)), name: "hci\(index)")
+            return .opened(TransportLink(try HCIUserChannel.open(index: Int(index)), name: "hci\(index)"))
         case let .tcp(host, port):
-            return TransportLink(try TCPConnection.connect(host: host, port: port, timeout: .seconds(5)), name: "tcp:\(host):\(port)")
+            // The one open that can take seconds (a peer that drops SYNs, a slow resolver).
+            let attempt = try TCPConnection.Attempt(host: host, port: port, timeout: tcpConnectTimeout)
+            return .connecting(attempt, name: "tcp:\(host):\(port)")
         case let .serial(path, baud, flowControl):
-            return TransportLink(try SerialPort.open(path: path, baud: baud, flowControl: flowControl), name: "serial:\(path)@\(baud)")
+            return .opened(TransportLink(try SerialPort.open(path: path, baud: baud, flowControl: flowControl), name: "serial:\(path)@\(baud)"))
         case .btsnoop(let path):
-            return try ReplayLink(path: path)
+            return .opened(try ReplayLink(path: path))
         }
     }
 }

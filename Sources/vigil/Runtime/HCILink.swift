@@ -20,6 +20,14 @@ protocol HCILink: AnyObject {
     var name: String { get }
 }
 
+/// A controller link as it comes from opening: at once (a device node, a UART, a capture),
+/// or still connecting on a thread of its own (TCP), so that the loop keeps turning meanwhile.
+enum LinkOpening {
+    case opened(any HCILink)
+    /// Becomes a `TransportLink` named `name` once the attempt ends, if it connected.
+    case connecting(TCPConnection.Attempt, name: String)
+}
+
 /// A kernel byte transport (HCI user channel, TCP, UART) with H4 framing.
 final class TransportLink: HCILink {
     let transport: any ByteTransport

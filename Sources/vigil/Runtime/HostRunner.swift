@@ -9,7 +9,9 @@ import SMP
 /// and carrying out what it returns.
 ///
 /// A controller that vanishes (EOF, ENODEV) or stops answering is reported, closed and
-/// reopened with backoff — never waited on forever — unless the command is one-shot.
+/// reopened with backoff — never waited on forever — unless the command is one-shot. A TCP
+/// controller is connected on a thread of its own (`TCPConnection.Attempt`): a connect can
+/// take its whole timeout, at every reopening, and the alarms must not wait for it.
 final class HostRunner {
     struct Options {
         var reopenOnFailure: Bool
@@ -19,11 +21,13 @@ final class HostRunner {
         var stopAtEndOfInput: Bool
     }
 
-    private let openLink: () throws(PlatformError) -> any HCILink
+    private let openLink: () throws(PlatformError) -> LinkOpening
     private let logger: Logger
     private var options: Options
     private var host: Host
     private var link: (any HCILink)?
+    /// A controller being connected to: its attempt's descriptor wakes the loop when it ends.
+    private var connecting: (attempt: TCPConnection.Attempt, name: String)?
     private var snoop: SnoopTap?
     private var poll = PollLoop()
     private var signals: SignalWatcher?
@@ -44,7 +48,7 @@ final class HostRunner {
     private var bondsRetryAt: MonotonicInstant?
     static let bondsRetryInterval = Duration.seconds(10)
 
-    init(host: Host, logger: Logger, options: Options, bondsChanged: @escaping (SMP.BondStore) -> Bool, openLink: @escaping () throws(PlatformError) -> any HCILink) {
+    init(host: Host, logger: Logger, options: Options, bondsChanged: @escaping (SMP.BondStore) -> Bool, openLink: @escaping () throws(PlatformError) -> LinkOpening) {
         self.host = host
         self.logger = logger
         self.options = options
@@ -69,6 +73,7 @@ final class HostRunner {
         }
         defer {
             link?.close()
+            connecting?.attempt.cancel()
             snoop?.close()
         }
         if !connect(at: SystemClock.monotonicNow()) && !options.reopenOnFailure { return 1 }
@@ -111,6 +116,9 @@ final class HostRunner {
                     return session.exitCode == 0 ? 0 : session.exitCode
                 }
             }
+            if let pending = connecting, ready.contains(where: { $0.fileDescriptor == pending.attempt.descriptor }) {
+                if !finishConnecting(pending, at: now) && !options.reopenOnFailure { return 1 }
+            }
             for event in ready {
                 guard let interest = sessionInterest.first(where: { $0.fileDescriptor == event.fileDescriptor }) else { continue }
                 let trouble = event.isHangUp || event.isError || event.isInvalid
@@ -151,7 +159,7 @@ final class HostRunner {
         // reopened it this turn and got the lowest free number): unregistering it would leave
         // the controller unpolled until its bring-up timed out.
         for old in sessionInterest where !wanted.contains(where: { $0.fileDescriptor == old.fileDescriptor })
-            && old.fileDescriptor != link?.fileDescriptor {
+            && old.fileDescriptor != link?.fileDescriptor && old.fileDescriptor != connecting?.attempt.descriptor {
             poll.unregister(old.fileDescriptor)
         }
         for interest in wanted where !sessionInterest.contains(interest) {
@@ -183,26 +191,54 @@ final class HostRunner {
         }
     }
 
+    /// Opens the controller, or starts connecting to it; false when that failed at once.
     @discardableResult
     private func connect(at now: MonotonicInstant) -> Bool {
         do {
-            let opened = try openLink()
-            link = opened
-            if let fd = opened.fileDescriptor { poll.register(fd) }
-            logger.log(.info, "opened \(opened.name)")
-            reopenDelay = .seconds(1)
-            lastFailure = nil
-            host.start(at: now)
+            switch try openLink() {
+            case .opened(let opened):
+                adopt(opened, at: now)
+            case .connecting(let attempt, let name):
+                connecting = (attempt, name)
+                poll.register(attempt.descriptor)
+                logger.log(.info, "connecting to \(name)")
+            }
             return true
         } catch {
-            lastFailure = "\(error)"
-            logger.log(.error, "cannot open the Bluetooth controller: \(error)")
-            // The session hears it too: with no controller the appliance cannot hear a
-            // transmitter, and that must sound (the no-controller fault), not only be logged.
-            pendingOpenFailure = "\(error)"
-            scheduleReopen(at: now)
+            openFailed(error, at: now)
             return false
         }
+    }
+
+    /// A connect that has ended: the link, or the failure an open would have had.
+    private func finishConnecting(_ pending: (attempt: TCPConnection.Attempt, name: String), at now: MonotonicInstant) -> Bool {
+        connecting = nil
+        poll.unregister(pending.attempt.descriptor)
+        do {
+            adopt(TransportLink(try pending.attempt.finish(), name: pending.name), at: now)
+            return true
+        } catch {
+            openFailed(error, at: now)
+            return false
+        }
+    }
+
+    private func adopt(_ opened: any HCILink, at now: MonotonicInstant) {
+        link = opened
+        if let fd = opened.fileDescriptor { poll.register(fd) }
+        logger.log(.info, "opened \(opened.name)")
+        reopenDelay = .seconds(1)
+        lastFailure = nil
+        host.start(at: now)
+    }
+
+    private func openFailed(_ error: PlatformError, at now: MonotonicInstant) {
+        lastFailure = "\(error)"
+        logger.log(.error, "cannot open the Bluetooth controller: \(error)")
+        // The session hears it too: with no controller the appliance cannot hear a
+        // transmitter, and that must sound (the no-controller fault), not only be logged.
+        pendingOpenFailure = "\(error)"
+        scheduleReopen(at: now)
     }
 
     private func linkFailed<S: HostSession>(_ reason: String, session: inout S, at now: MonotonicInstant) {
