@@ -34,7 +34,7 @@ public enum TCPConnection {
     /// ECANCELED: an attempt whose loop is exiting must not hold the exit for the whole timeout.
     static func connectSocket(host: String, port: UInt16, timeout: Duration,
                               stopRequested: () -> Bool) throws(PlatformError) -> ConnectedSocket {
-        let target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let target = target(host: host, port: port)
         let deadline = SystemClock.monotonicNow() + timeout
         let addresses = try SocketAddressList(host: host, port: port, passive: false, target: target)
         defer { addresses.release() }
@@ -50,6 +50,11 @@ public enum TCPConnection {
             }
         }
         throw lastError
+    }
+
+    /// "127.0.0.1:4000" or "[::1]:4000": `host` and `port` as the log and the errors name them.
+    static func target(host: String, port: UInt16) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// How often a connect waiting for its handshake looks at its stop request.

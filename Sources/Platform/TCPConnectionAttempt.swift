@@ -14,7 +14,7 @@ extension TCPConnection {
 
         /// Starts connecting to `host` on `port` (as `connect` would, within `timeout`).
         public init(host: String, port: UInt16, timeout: Duration) throws(PlatformError) {
-            target = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            target = TCPConnection.target(host: host, port: port)
             job = try BackgroundJob(name: "tcp connect") { stopRequested in
                 do throws(PlatformError) {
                     return .success(try TCPConnection.connectSocket(host: host, port: port, timeout: timeout, stopRequested: stopRequested))

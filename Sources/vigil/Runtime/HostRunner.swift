@@ -116,8 +116,8 @@ final class HostRunner {
                     return session.exitCode == 0 ? 0 : session.exitCode
                 }
             }
-            if let pending = connecting, ready.contains(where: { $0.fileDescriptor == pending.attempt.descriptor }) {
-                if !finishConnecting(pending, at: now) && !options.reopenOnFailure { return 1 }
+            if let attempt = connecting?.attempt, ready.contains(where: { $0.fileDescriptor == attempt.descriptor }) {
+                if !finishConnecting(at: now) && !options.reopenOnFailure { return 1 }
             }
             for event in ready {
                 guard let interest = sessionInterest.first(where: { $0.fileDescriptor == event.fileDescriptor }) else { continue }
@@ -211,7 +211,8 @@ final class HostRunner {
     }
 
     /// A connect that has ended: the link, or the failure an open would have had.
-    private func finishConnecting(_ pending: (attempt: TCPConnection.Attempt, name: String), at now: MonotonicInstant) -> Bool {
+    private func finishConnecting(at now: MonotonicInstant) -> Bool {
+        guard let pending = connecting else { return true }
         connecting = nil
         poll.unregister(pending.attempt.descriptor)
         do {
