@@ -70,7 +70,7 @@ enum HistoryBenchmark {
             let phase = Double(i % 288) / 288 * 2 * Double.pi
             let mgdl = (130 + 60 * sin(phase) + Double(i % 7) - 3).rounded()
             return RecordedReading(device: "dexcom-8G1234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: mgdl), trend: .flat),
-                                   wallTime: glucoseStart + .seconds(300 * i), sensorTime: Int64(300 * i))
+                                   wallTime: glucoseStart + .seconds(300 * i), sensorStamp: SensorStamp(run: "", count: Int64(300 * i)))
         }
         try store.checkpoint()
         let glucoseBytes = try FileSystem.fileSize(path: path)

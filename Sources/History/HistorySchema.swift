@@ -3,7 +3,27 @@
 /// migration appended at the end, so a file from any earlier Vigil upgrades step by step.
 enum HistorySchema {
     /// `migrations[i]` takes a database from version `i` to `i + 1`.
-    static let migrations: [String] = [version1, version2, version3, version4]
+    static let migrations: [Migration] = [
+        Migration(version1), Migration(version2), Migration(version3), Migration(version4),
+        Migration(version5, then: SameReading.foldDuplicates),
+    ]
+
+    /// A migration's SQL, and the work SQL alone cannot say well, run after it in the same
+    /// transaction.
+    struct Migration: Sendable {
+        let sql: String
+        let then: (@Sendable (SQLite.Connection) throws(SQLiteError) -> Void)?
+
+        init(_ sql: String, then: (@Sendable (SQLite.Connection) throws(SQLiteError) -> Void)? = nil) {
+            self.sql = sql
+            self.then = then
+        }
+
+        func run(_ connection: SQLite.Connection) throws(SQLiteError) {
+            try connection.execute(sql)
+            try then?(connection)
+        }
+    }
 
     static var currentVersion: Int { migrations.count }
 
@@ -115,6 +135,20 @@ enum HistorySchema {
         END;
         """
 
+    /// Version 5: a reading's identity is what the sensor says (docs/reading-identity.md). The
+    /// stamp is the sensor's count (`sensor_time`, unused until now) within one run of its
+    /// counter (`sensor_run`: the transmitter ID, the sensor's serial, ...): the same count from
+    /// a new transmitter is a new reading. Then the duplicates earlier versions stored are
+    /// folded by the rule every insert now follows (`SameReading`): a Dexcom re-read at each
+    /// reconnection, and backfilled again after each restart, had been kept once per reading
+    /// of it, with wall times a few milliseconds apart.
+    static let version5 = """
+        ALTER TABLE readings ADD COLUMN sensor_run TEXT;
+        DROP INDEX readings_unique_sensor_time;
+        CREATE UNIQUE INDEX readings_unique_sensor_stamp
+            ON readings(device, kind, ifnull(sensor_run, ''), sensor_time) WHERE sensor_time IS NOT NULL;
+        """
+
     /// Brings `connection` to `currentVersion`, one transaction per migration (a crash between
     /// two leaves a consistent older version that the next start continues from).
     static func migrate(_ connection: SQLite.Connection) throws(HistoryError) -> (from: Int, to: Int) {
@@ -125,7 +159,7 @@ enum HistorySchema {
             do throws(SQLiteError) {
                 try connection.execute("BEGIN IMMEDIATE")
                 do throws(SQLiteError) {
-                    try connection.execute(migrations[version])
+                    try migrations[version].run(connection)
                     try connection.execute("PRAGMA user_version = \(version + 1)")
                     try connection.execute("COMMIT")
                 } catch {

@@ -277,20 +277,32 @@ public final class HistoryStore {
         switch row {
         case let .reading(reading, received):
             let columns = ReadingColumns(reading.value)
+            let device = try deviceRow(reading.device)
+            switch try SameReading.verdict(device: device, kindCode: columns.kindCode, value: columns.value,
+                                           wallTime: reading.wallTime.microsecondsSinceEpoch, stamp: reading.sensorStamp, in: connection) {
+            case .new:
+                break
+            case .duplicate:
+                return 0
+            case let .adopts(rowID):
+                if let stamp = reading.sensorStamp { try SameReading.adopt(stamp, row: rowID, in: connection) }
+                return 0
+            }
             let statement = try connection.cached("""
-                INSERT INTO readings (device, kind, value, trend, detail, wall_time, sensor_time, origin, boot, received)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                INSERT INTO readings (device, kind, value, trend, detail, wall_time, sensor_time, sensor_run, origin, boot, received)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
                 """)
-            try statement.bind(1, try deviceRow(reading.device))
+            try statement.bind(1, device)
             try statement.bind(2, columns.kindCode)
             try statement.bind(3, columns.value)
             try statement.bind(4, columns.trend)
             try statement.bind(5, columns.detail)
             try statement.bind(6, reading.wallTime.microsecondsSinceEpoch)
-            try statement.bind(7, reading.sensorTime)
-            try statement.bind(8, reading.origin == .backfill ? Int64(1) : Int64(0))
-            try statement.bind(9, received == nil ? nil : try boot().id)
-            try statement.bind(10, received?.nanoseconds)
+            try statement.bind(7, reading.sensorStamp?.count)
+            try statement.bind(8, reading.sensorStamp?.run)
+            try statement.bind(9, reading.origin == .backfill ? Int64(1) : Int64(0))
+            try statement.bind(10, received == nil ? nil : try boot().id)
+            try statement.bind(11, received?.nanoseconds)
             try statement.run()
         case let .event(event, received):
             let statement = try connection.cached("""

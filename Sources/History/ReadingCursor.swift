@@ -47,7 +47,7 @@ public final class ReadingCursor: Sequence, IteratorProtocol {
     /// readings_by_kind_wall_time rather than every row of every kind in the window.
     static func select(oneKind: Bool) -> String {
         """
-        SELECT id, device, kind, value, trend, detail, wall_time, sensor_time, origin FROM readings
+        SELECT id, device, kind, value, trend, detail, wall_time, sensor_time, origin, sensor_run FROM readings
         WHERE wall_time >= ?1 AND wall_time < ?2 AND \(oneKind ? "kind = ?3" : "?3 IS NULL")
             AND (?4 IS NULL OR device = (SELECT id FROM devices WHERE name = ?4))
             AND (?5 IS NULL OR wall_time > ?5 OR id > ?6)
@@ -75,7 +75,7 @@ public final class ReadingCursor: Sequence, IteratorProtocol {
             position = ReadingPosition(wallTime: statement.int64(6), id: id)
             return RecordedReading(device: device, value: value,
                                    wallTime: WallClockTime(microsecondsSinceEpoch: statement.int64(6)),
-                                   sensorTime: statement.optionalInt64(7),
+                                   sensorStamp: statement.optionalInt64(7).map { SensorStamp(run: statement.text(9) ?? "", count: $0) },
                                    origin: statement.int64(8) == 1 ? .backfill : .live)
         case let .failure(reason):
             error = .malformedRow(id: id, reason: reason.description)

@@ -7,11 +7,15 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
     public var device: DeviceID
     public var value: Value
     public var time: Time
+    /// The transmitter's own name for this reading, where it has one (`SensorStamp`): what
+    /// makes a reading received twice one reading.
+    public var sensorStamp: SensorStamp?
 
-    public init(device: DeviceID, value: Value, time: Time) {
+    public init(device: DeviceID, value: Value, time: Time, sensorStamp: SensorStamp? = nil) {
         self.device = device
         self.value = value
         self.time = time
+        self.sensorStamp = sensorStamp
     }
 
     public var kind: Kind { value.kind }
@@ -98,5 +102,7 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(device) \(kind.rawValue) \(value) @ \(time)" }
+    public var description: String {
+        "\(device) \(kind.rawValue) \(value) @ \(time)" + (sensorStamp.map { " (sensor \($0))" } ?? "")
+    }
 }

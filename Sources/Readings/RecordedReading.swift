@@ -2,7 +2,7 @@ import Clocks
 
 /// One reading as the history keeps it and exports it (issue 5): what was measured, by which
 /// device, when on the wall clock (already re-dated if the clock jumped), on the transmitter's
-/// own clock where it has one, and how it arrived. The history, the exporters, the report and
+/// own clock or counter where it has one, and how it arrived. The history, the exporters, the report and
 /// the serial protocol all speak this type, so none depends on SQLite.
 public struct RecordedReading: Hashable, Sendable, CustomStringConvertible {
     /// How the reading reached Vigil: as it was measured, or later from the transmitter's memory.
@@ -15,17 +15,16 @@ public struct RecordedReading: Hashable, Sendable, CustomStringConvertible {
     public var value: Reading.Value
     /// When it was measured.
     public var wallTime: WallClockTime
-    /// The transmitter's own timestamp, in its own units (Dexcom: seconds since the
-    /// transmitter started), when it has one: the key that makes backfill and retries
-    /// never duplicate a reading.
-    public var sensorTime: Int64?
+    /// The transmitter's own name for the reading, when it has one (`SensorStamp`): the key
+    /// that makes reconnections, restarts, backfill and replays never duplicate a reading.
+    public var sensorStamp: SensorStamp?
     public var origin: Origin
 
-    public init(device: DeviceID, value: Reading.Value, wallTime: WallClockTime, sensorTime: Int64? = nil, origin: Origin = .live) {
+    public init(device: DeviceID, value: Reading.Value, wallTime: WallClockTime, sensorStamp: SensorStamp? = nil, origin: Origin = .live) {
         self.device = device
         self.value = value
         self.wallTime = wallTime
-        self.sensorTime = sensorTime
+        self.sensorStamp = sensorStamp
         self.origin = origin
     }
 

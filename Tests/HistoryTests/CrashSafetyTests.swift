@@ -86,7 +86,7 @@ import Testing
         #expect(try directory.files().allSatisfy { !$0.contains(".corrupt-") })
         var missing = 0
         for (round, highest) in acknowledged.enumerated() {
-            let stored = Set(store.readings(HistoryQuery(device: DeviceID("writer-\(round)"))).compactMap(\.sensorTime))
+            let stored = Set(store.readings(HistoryQuery(device: DeviceID("writer-\(round)"))).compactMap(\.sensorStamp?.count))
             missing += (0..<Int64(highest)).filter { !stored.contains($0) }.count
         }
         #expect(missing == 0, "acknowledged rows lost")
@@ -94,7 +94,7 @@ import Testing
 
     static func row(round: Int, index: Int) -> RecordedReading {
         RecordedReading(device: DeviceID("writer-\(round)"), value: .heartRate(BeatsPerMinute(UInt16(60 + index % 100)), contact: .detected),
-                        wallTime: noon + .seconds(index), sensorTime: Int64(index))
+                        wallTime: noon + .seconds(index), sensorStamp: SensorStamp(run: "", count: Int64(index)))
     }
 
     /// The child: open, then commit batches forever, acknowledging each; exits only when killed

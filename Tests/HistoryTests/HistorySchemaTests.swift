@@ -41,9 +41,9 @@ import Testing
         let readings = Array(store.readings())
         #expect(readings == [
             RecordedReading(device: "dexcom-8G1234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 109), trend: .fortyFiveDown),
-                            wallTime: noon - .seconds(300), sensorTime: 86100, origin: .backfill),
+                            wallTime: noon - .seconds(300), sensorStamp: SensorStamp(run: "", count: 86100), origin: .backfill),
             RecordedReading(device: "dexcom-8G1234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 112), trend: .flat),
-                            wallTime: noon, sensorTime: 86400, origin: .live),
+                            wallTime: noon, sensorStamp: SensorStamp(run: "", count: 86400), origin: .live),
             RecordedReading(device: "polar-h10", value: .heartRate(BeatsPerMinute(58), contact: .detected), wallTime: noon + .seconds(1)),
         ])
         #expect(try store.alarmEvents() == [RecordedAlarmEvent(kind: .glucose(.low), change: .raised(.medium), wallTime: noon)])
@@ -67,7 +67,7 @@ import Testing
         let directory = try TemporaryDirectory()
         do {
             let connection = try SQLite.Connection(path: directory.database)
-            for migration in HistorySchema.migrations.prefix(version) { try connection.execute(migration) }
+            for migration in HistorySchema.migrations.prefix(version) { try migration.run(connection) }
             try connection.execute("PRAGMA user_version = \(version)")
         }
         let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)

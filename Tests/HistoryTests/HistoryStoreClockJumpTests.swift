@@ -111,13 +111,13 @@ import Testing
                 Issue.record("a set clock's step was taken for the first setting")
             }
             store.append([RecordedReading(device: "g", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(100 + minute)), trend: .flat),
-                                          wallTime: wall, sensorTime: minute * 300)], receivedAt: monotonic)
+                                          wallTime: wall, sensorStamp: SensorStamp(run: "", count: minute * 300))], receivedAt: monotonic)
             #expect(store.commit() == .committed(rows: 1, duplicates: 0))
             expected.append(wall)
         }
         let stored = Array(store.readings())
         #expect(stored.count == 6)
         #expect(stored.map(\.wallTime) == expected.sorted())
-        #expect(Set(stored.compactMap(\.sensorTime)) == Set((0..<6).map { Int64($0) * 300 }))
+        #expect(Set(stored.compactMap(\.sensorStamp?.count)) == Set((0..<6).map { Int64($0) * 300 }))
     }
 }

@@ -26,7 +26,7 @@ import Testing
         let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
         let written = everyValue.enumerated().map { index, value in
             RecordedReading(device: index % 2 == 0 ? dexcom : polar, value: value,
-                            wallTime: noon + .seconds(index), sensorTime: index % 3 == 0 ? Int64(index * 300) : nil,
+                            wallTime: noon + .seconds(index), sensorStamp: index % 3 == 0 ? SensorStamp(run: "", count: Int64(index * 300)) : nil,
                             origin: index % 4 == 0 ? .backfill : .live)
         }
         store.append(written, receivedAt: MonotonicInstant(nanoseconds: 5))
@@ -46,7 +46,7 @@ import Testing
         for i in 0..<6 {
             let at: Int64 = 300 * Int64(i)
             let mgdl = GlucoseConcentration(milligramsPerDeciliter: Double(100 + i))
-            glucose.insert(RecordedReading(device: dexcom, value: .glucose(mgdl, trend: .flat), wallTime: noon + .seconds(at), sensorTime: at), at: 0)
+            glucose.insert(RecordedReading(device: dexcom, value: .glucose(mgdl, trend: .flat), wallTime: noon + .seconds(at), sensorStamp: SensorStamp(run: "", count: at)), at: 0)
             let bpm = BeatsPerMinute(UInt16(60 + i))
             heart.append(RecordedReading(device: polar, value: .heartRate(bpm, contact: .detected), wallTime: noon + .seconds(at + 1)))
         }
@@ -60,7 +60,7 @@ import Testing
         #expect(Array(store.readings(HistoryQuery(device: polar))) == heart)
         // since inclusive, until exclusive.
         let window = Array(store.readings(HistoryQuery(since: noon + .seconds(300), until: noon + .seconds(900), kind: .glucose)))
-        #expect(window.map(\.sensorTime) == [300, 600])
+        #expect(window.map(\.sensorStamp?.count) == [300, 600])
         #expect(Array(store.readings(HistoryQuery(device: "nobody"))).isEmpty)
         let counts = try store.counts()
         #expect(counts.readings == [.glucose: 6, .heartRate: 6])
@@ -85,7 +85,7 @@ import Testing
             let at = noon - .seconds(Int64(i) * day / 10)
             switch i % 4 {
             case 0: return RecordedReading(device: dexcom, value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(90 + i % 50)), trend: .flat),
-                                           wallTime: at, sensorTime: Int64(i) * 300)
+                                           wallTime: at, sensorStamp: SensorStamp(run: "", count: Int64(i) * 300))
             case 1: return RecordedReading(device: polar, value: .heartRate(BeatsPerMinute(UInt16(60 + i % 30)), contact: .detected), wallTime: at)
             case 2: return RecordedReading(device: polar, value: .rrIntervals([RRInterval(ticks: UInt16(900 + i))]), wallTime: at)
             default: return RecordedReading(device: "fridge", value: .temperature(Temperature(degreesCelsius: 4 + Double(i % 3))), wallTime: at)
@@ -149,7 +149,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
         let live = RecordedReading(device: dexcom, value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 120), trend: .flat),
-                                   wallTime: noon, sensorTime: 86_400, origin: .live)
+                                   wallTime: noon, sensorStamp: SensorStamp(run: "", count: 86_400), origin: .live)
         var backfilled = live
         backfilled.wallTime = noon + .milliseconds(1500)
         backfilled.origin = .backfill

@@ -44,7 +44,7 @@ extension Interop {
                 let store = try HistoryStore.open(path: database, bootID: "old")
                 store.append((0..<3).map { i in
                     RecordedReading(device: "dexcom-8G1234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 100), trend: .flat),
-                                    wallTime: now - .seconds(400 * 86_400) + .seconds(Int64(i) * 300), sensorTime: Int64(i) * 300)
+                                    wallTime: now - .seconds(400 * 86_400) + .seconds(Int64(i) * 300), sensorStamp: SensorStamp(run: "", count: Int64(i) * 300))
                 })
                 guard case .committed(3, _) = store.commit() else { Issue.record("the old rows were not written"); return }
                 try store.checkpoint()

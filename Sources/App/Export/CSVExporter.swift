@@ -2,17 +2,18 @@ import Clocks
 import Readings
 
 /// Readings as CSV (RFC 4180): a header line, then one line per reading with the columns
-/// `device,kind,value,unit,trend,time,sensor_time,origin`, lines ended by CRLF as RFC 4180 §2
+/// `device,kind,value,unit,trend,time,sensor_time,sensor_run,origin`, lines ended by CRLF as RFC 4180 §2
 /// asks. `time` is ISO 8601 local time with its offset (`2026-11-22T07:05:00+01:00`), so a
 /// spreadsheet shows the hour the person lived while the instant stays exact.
 ///
 /// Fields are quoted only when they must be (comma, quote, CR or LF inside; RFC 4180 §2.6–2.7).
-/// Only the device name can need it (kinds, units, directions and numbers never hold those
-/// characters), so the quoted name is cached: devices repeat for a whole export. RR intervals
+/// Only the device name and the sensor run can need it (kinds, units, directions and numbers
+/// never hold those characters), so the quoted name is cached: devices repeat for a whole export. RR intervals
 /// are joined by spaces in one field, in milliseconds. Heart-rate skin contact is not a column
-/// here (JSON carries it).
+/// here (JSON carries it). `sensor_time` and `sensor_run` are the reading's `SensorStamp`, empty
+/// for sources that have none.
 public struct CSVExporter: Exporter {
-    public static let columns = ["device", "kind", "value", "unit", "trend", "time", "sensor_time", "origin"]
+    public static let columns = ["device", "kind", "value", "unit", "trend", "time", "sensor_time", "sensor_run", "origin"]
 
     public var utcOffset: Duration
     private var lastDevice: DeviceID?
@@ -41,7 +42,13 @@ public struct CSVExporter: Exporter {
         w.write(byte: 0x2C)
         w.write(time: reading.wallTime, offsetMinutes: ISO8601.offsetMinutes(utcOffset), alwaysMilliseconds: false)
         w.write(byte: 0x2C)
-        if let sensorTime = reading.sensorTime { w.write(int: sensorTime) }
+        if let stamp = reading.sensorStamp {
+            w.write(int: stamp.count)
+            w.write(byte: 0x2C)
+            w.write(Self.quote(stamp.run))
+        } else {
+            w.write(byte: 0x2C)
+        }
         w.write(byte: 0x2C)
         w.write(reading.origin.rawValue)
         w.write(byte: 0x0D)

@@ -3,7 +3,7 @@ import Readings
 
 extension RecordedReading {
     /// The reading as one JSON object for the `json` and `ndjson` exports. Field names match the
-    /// CSV columns (`device, kind, value, unit, trend, time, sensor_time, origin`), plus `date`
+    /// CSV columns (`device, kind, value, unit, trend, time, sensor_time, sensor_run, origin`), plus `date`
     /// (epoch milliseconds, for programs that would rather not parse dates) and, for heart rate,
     /// `contact`. Absent optional values are left out rather than written as null.
     public func exportJSON(utcOffset: Duration) -> String {
@@ -34,9 +34,11 @@ extension RecordedReading {
         w.write(time: wallTime, offsetMinutes: offsetMinutes, alwaysMilliseconds: false)
         w.write("\",\"date\":")
         w.write(int: wallTime.millisecondsSinceEpoch)
-        if let sensorTime {
+        if let sensorStamp {
             w.write(",\"sensor_time\":")
-            w.write(int: sensorTime)
+            w.write(int: sensorStamp.count)
+            w.write(",\"sensor_run\":")
+            w.write(jsonString: sensorStamp.run)
         }
         w.write(",\"origin\":\"")
         w.write(origin.rawValue)

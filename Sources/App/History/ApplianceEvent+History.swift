@@ -14,7 +14,7 @@ extension ApplianceEvent {
         return readings.map { reading in
             let wallTime = reading.time.wallClockTime(monotonicNow: monotonicNow, wallNow: wallNow)
             let origin: RecordedReading.Origin = wallNow - wallTime > Self.backfillAge ? .backfill : .live
-            return RecordedReading(device: device, value: reading.value, wallTime: wallTime, origin: origin)
+            return RecordedReading(device: device, value: reading.value, wallTime: wallTime, sensorStamp: reading.sensorStamp, origin: origin)
         }
     }
 }

@@ -14,7 +14,7 @@ import Testing
         let out = ExportFixtures.text(exporter.export([ExportFixtures.glucose, ExportFixtures.heart]))
         #expect(out == """
             [
-            {"device":"dexcom","kind":"glucose","value":120,"unit":"mg/dL","trend":"FortyFiveDown","time":"2026-11-22T07:05:00+01:00","date":1795327500000,"sensor_time":864300,"origin":"live"},
+            {"device":"dexcom","kind":"glucose","value":120,"unit":"mg/dL","trend":"FortyFiveDown","time":"2026-11-22T07:05:00+01:00","date":1795327500000,"sensor_time":864300,"sensor_run":"80AB12","origin":"live"},
             {"device":"hr1","kind":"heart-rate","value":72,"unit":"bpm","contact":"detected","time":"2026-11-22T07:08:00+01:00","date":1795327680000,"origin":"live"}
             ]
 

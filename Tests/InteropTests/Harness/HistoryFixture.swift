@@ -41,7 +41,7 @@ final class HistoryFixture {
     static func glucose(_ i: Int) -> RecordedReading {
         RecordedReading(device: "dexcom-8G1234",
                         value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(80 + i % 100)), trend: .flat),
-                        wallTime: start + .seconds(Int64(i) * 300), sensorTime: Int64(i) * 300)
+                        wallTime: start + .seconds(Int64(i) * 300), sensorStamp: SensorStamp(run: "", count: Int64(i) * 300))
     }
 
     static func heartRate(_ i: Int) -> RecordedReading {
