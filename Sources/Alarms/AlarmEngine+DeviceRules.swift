@@ -54,7 +54,7 @@ extension AlarmEngine {
                 // No glucose comes during a warm-up, by design: the transmitter's report is the
                 // sign of life of a watched device. Signal loss still sounds if the reports stop
                 // too, because the quiet warm-up alarm would otherwise hide a dead transmitter.
-                if lastHeard[device] != nil { heard(device, at: now) }
+                if lastHeard[device] != nil { heard(device, measuredAt: now, at: now) }
             case .running:
                 clear(.device(.sensorWarmUp, device), at: now)
                 sensorEndedStops(for: device, at: now)

@@ -11,8 +11,10 @@ public struct AlarmEngine: Sendable {
     public enum Input: Hashable, Sendable {
         /// A glucose reading (live or backfilled); it also counts as a reading from its device.
         case glucose(GlucoseSample)
-        /// Any reading from a device arrived: resets its signal-loss timer.
-        case readingReceived(DeviceID)
+        /// A reading from a device arrived, measured at `measuredAt`: its signal-loss timer runs
+        /// from then. A reading measured long ago (received again, or from a transmitter's
+        /// memory) is not the device being heard now, and keeps no signal-loss alarm away.
+        case readingReceived(DeviceID, measuredAt: MonotonicInstant)
         case faultRaised(ApplianceFault)
         case faultCleared(ApplianceFault)
         /// Snooze one active alarm; the duration is clamped to 1 min ... `kind.maximumSnooze`.
@@ -101,10 +103,10 @@ public struct AlarmEngine: Sendable {
     public mutating func receive(_ input: Input, at now: MonotonicInstant) {
         switch input {
         case let .glucose(sample):
-            heard(sample.device, at: now)
+            heard(sample.device, measuredAt: sample.measuredAt, at: now)
             receiveGlucose(sample, at: now)
-        case let .readingReceived(device):
-            heard(device, at: now)
+        case let .readingReceived(device, measuredAt):
+            heard(device, measuredAt: measuredAt, at: now)
         case let .faultRaised(fault):
             raise(.fault(fault), at: now)
         case let .faultCleared(fault):
@@ -184,9 +186,14 @@ public struct AlarmEngine: Sendable {
 
     // MARK: Rules
 
-    mutating func heard(_ device: DeviceID, at now: MonotonicInstant) {
-        lastHeard[device] = now
-        clear(.signalLoss(device), at: now)
+    /// The device was heard with a reading measured at `measuredAt`: the signal-loss timer runs
+    /// from the newest measurement, never from when an old one arrived (stale rules apply to a
+    /// reading's own time).
+    mutating func heard(_ device: DeviceID, measuredAt: MonotonicInstant, at now: MonotonicInstant) {
+        let measured = min(measuredAt, now)
+        if let last = lastHeard[device], last >= measured { return }
+        lastHeard[device] = measured
+        if now - measured < configuration.signalLossAfter { clear(.signalLoss(device), at: now) }
     }
 
     private func glucoseIsFresh(at now: MonotonicInstant) -> Bool {
@@ -195,7 +202,13 @@ public struct AlarmEngine: Sendable {
     }
 
     private mutating func receiveGlucose(_ sample: GlucoseSample, at now: MonotonicInstant) {
-        guard !glucose.contains(where: { $0.measuredAt == sample.measuredAt }) else { return }
+        // A reading the engine already holds, received again with its time estimated anew (the
+        // same value within `Reading.sameReadingWindow`), is not new data: it changes nothing.
+        guard !glucose.contains(where: {
+            $0.measuredAt == sample.measuredAt
+                || ($0.device == sample.device && $0.concentration == sample.concentration
+                    && abs(($0.measuredAt - sample.measuredAt).seconds) <= Reading.sameReadingWindow.seconds)
+        }) else { return }
         glucose.append(sample)
         glucose.sort { $0.measuredAt < $1.measuredAt }
         if let latest = glucose.last?.measuredAt {

@@ -134,6 +134,24 @@ import Testing
         #expect(h.engine.pattern == .allWell)
     }
 
+    /// A transmitter that keeps serving the reading it already gave (reconnected, re-read, or
+    /// stuck) is not heard anew: signal loss runs from when that reading was measured.
+    @Test func aReadingReceivedAgainKeepsNoSignalLossAway() {
+        var h = ScenarioHarness()
+        h.glucose(100, atMinute: 0)
+        for m in [5.0, 10, 15, 19] { h.glucose(100, atMinute: m, ageMinutes: m) }  // the minute-0 reading again
+        h.send(.readingReceived("dexcom", measuredAt: minute(0)), atMinute: 19.5)
+        h.advance(toMinute: 20)
+        #expect(h.timeline == ["20 signal-loss:dexcom raised medium"])
+        // A reading measured now clears it; one measured before the last is no news.
+        h.send(.readingReceived("dexcom", measuredAt: minute(21)), atMinute: 21)
+        h.send(.readingReceived("dexcom", measuredAt: minute(3)), atMinute: 22)
+        h.advance(toMinute: 40)
+        #expect(h.timeline == ["20 signal-loss:dexcom raised medium", "21 signal-loss:dexcom cleared"])
+        h.advance(toMinute: 41)
+        #expect(h.timeline.last == "41 signal-loss:dexcom raised medium")  // 20 minutes after minute 21
+    }
+
     @Test func snoozeEndingOnStaleDataWaitsForAFreshReading() {
         var h = ScenarioHarness()
         h.glucose(65, atMinute: 0)

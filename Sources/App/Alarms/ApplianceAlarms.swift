@@ -69,8 +69,9 @@ public struct ApplianceAlarms: Sendable {
         case let .readings(device, _, readings):
             // Only watched devices: a heart-rate strap taken off in the morning, or a fridge
             // thermometer out of range of the radio, is not a reason to sound unless asked.
-            if engine.configuration.watchedDevices.contains(device) {
-                engine.receive(.readingReceived(device), at: monotonicNow)
+            if engine.configuration.watchedDevices.contains(device),
+               let newest = readings.map({ Self.measuredAt($0, monotonicNow: monotonicNow, wallNow: wallNow) }).max() {
+                engine.receive(.readingReceived(device, measuredAt: newest), at: monotonicNow)
             }
             for reading in readings { observe(reading, monotonicNow: monotonicNow, wallNow: wallNow) }
         case let .transmitter(device, _, .info(info)):
@@ -97,10 +98,7 @@ public struct ApplianceAlarms: Sendable {
             engine.receive(.glucose(sample), at: monotonicNow)
             return
         }
-        let measuredAt: MonotonicInstant = switch reading.time {
-        case let .monotonic(instant): instant
-        case let .wallClock(time): monotonicNow - (wallNow - time)
-        }
+        let measuredAt = Self.measuredAt(reading, monotonicNow: monotonicNow, wallNow: wallNow)
         switch reading.value {
         case let .heartRate(rate, contact):
             engine.receive(.heartRate(reading.device, rate, contact: contact, measuredAt: measuredAt), at: monotonicNow)
@@ -110,6 +108,14 @@ public struct ApplianceAlarms: Sendable {
             engine.receive(.battery(reading.device, .percent(level)), at: monotonicNow)
         default:
             break
+        }
+    }
+
+    /// When a reading was measured, on the monotonic clock.
+    static func measuredAt(_ reading: Reading, monotonicNow: MonotonicInstant, wallNow: WallClockTime) -> MonotonicInstant {
+        switch reading.time {
+        case let .monotonic(instant): instant
+        case let .wallClock(time): monotonicNow - (wallNow - time)
         }
     }
 
