@@ -184,13 +184,13 @@ enum AlarmLatencyBenchmark {
     }
 
     static func makeRig() throws -> Rig {
-        let id = try Dexcom.TransmitterID("8G1234")
+        let id = try Dexcom.TransmitterID("811234")
         var dexcom = SimulatedDexcom(id: id)
         let radio = SimulatedRadio(peripherals: [dexcom.makePeripheral()])
         var controller = SimulatedController(radio: radio)
         dexcom.service(&controller.radio, at: .zero)
         let driver = try TransmitterRegistry.builtIn.makeDriver(
-            TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "8G1234"]))
+            TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "811234"]))
         let appliance = Appliance(devices: [Appliance.Device(driver: driver)], remembered: RememberedTransmitters())
         var configuration = Host.Configuration(staticAddress: Address(value: 0xC2_D3_E4_F5_06_17))
         configuration.connectTimeout = .seconds(5)

@@ -69,7 +69,7 @@ enum HistoryBenchmark {
             // A slow daily wave between ~70 and ~190 mg/dL with a wobble, rounded like a CGM.
             let phase = Double(i % 288) / 288 * 2 * Double.pi
             let mgdl = (130 + 60 * sin(phase) + Double(i % 7) - 3).rounded()
-            return RecordedReading(device: "dexcom-8G1234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: mgdl), trend: .flat),
+            return RecordedReading(device: "dexcom-811234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: mgdl), trend: .flat),
                                    wallTime: glucoseStart + .seconds(300 * i), sensorStamp: SensorStamp(run: "", count: Int64(300 * i)))
         }
         try store.checkpoint()

@@ -14,7 +14,7 @@ enum SoakConfiguration {
     static let dexcom = DeviceID("dexcom")
     static let heartRate = DeviceID("strap")
     static let fridge = DeviceID("fridge")
-    static let transmitterID = "8G1234"
+    static let transmitterID = "811234"
 
     /// `battery-low-percent = 0` on the strap: the simulated strap drains 1 % every 10 minutes
     /// and would (rightly) raise battery low after 13 h 20 min, which is not what this run is about.

@@ -53,7 +53,7 @@ extension FuzzTarget {
         }
     }
 
-    static let dexcomID = try! Dexcom.TransmitterID("8G1234")
+    static let dexcomID = try! Dexcom.TransmitterID("811234")
     static let dexcomToken: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08]
 
     /// What only the genuine transmitter can send: the hash of our token in AuthChallengeRx, and

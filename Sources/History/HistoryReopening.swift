@@ -17,11 +17,14 @@ public struct HistoryReopening: Sendable {
         /// `receivedAt` nil: dated by the transmitter's own clock, never re-dated.
         case readings([RecordedReading], receivedAt: MonotonicInstant?)
         case alarms([AlarmEvent], monotonicNow: MonotonicInstant, wallNow: WallClockTime)
+        /// A fingerstick a transmitter took as its calibration.
+        case calibration(Calibration, receivedAt: MonotonicInstant)
 
         public var rows: Int {
             switch self {
             case .readings(let readings, _): readings.count
             case .alarms(let events, _, _): events.count
+            case .calibration: 1
             }
         }
 
@@ -29,6 +32,7 @@ public struct HistoryReopening: Sendable {
             switch self {
             case let .readings(readings, receivedAt): history.append(readings, receivedAt: receivedAt)
             case let .alarms(events, monotonicNow, wallNow): history.append(events, monotonicNow: monotonicNow, wallNow: wallNow)
+            case let .calibration(calibration, receivedAt): history.append(calibration, receivedAt: receivedAt)
             }
         }
     }

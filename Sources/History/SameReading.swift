@@ -8,7 +8,7 @@ import Readings
 ///    unique index `readings_unique_sensor_stamp` says so, whatever the two wall times.
 /// 2. Sensor glucose has a second rule, for rows stored without a stamp (by a version before 5,
 ///    or from a source that has none, the G4 through an xBridge): the same device and value
-///    within `window` of each other is one reading. A CGM measures at most once a minute, and
+///    within `Reading.sameReadingWindow` (30 s) of each other is one reading. A CGM measures at most once a minute, and
 ///    the same reading estimated twice from the transmitter's clock lands milliseconds to a
 ///    second apart; two real readings 30 s apart do not exist. A stamped reading that meets
 ///    such an unstamped row *adopts* it: the row (the first one stored) keeps its place and
@@ -19,7 +19,6 @@ import Readings
 /// The version 5 migration folds what earlier versions stored with the same rule, row by row
 /// in the order they were stored: the first is kept.
 enum SameReading {
-    static let window: Duration = .seconds(30)
     static let glucoseKind = ReadingColumns.code(of: .glucose)
 
     enum Verdict: Equatable {
@@ -46,7 +45,7 @@ enum SameReading {
             if try exact.step() { return .duplicate }
         }
         guard kindCode == glucoseKind else { return .new }
-        let window = Self.window.nanosecondsClamped / 1000
+        let window = Reading.sameReadingWindow.nanosecondsClamped / 1000
         // Unstamped rows first: a stamped reading may adopt only one of those; a stamped row
         // with another stamp is another reading the sensor made.
         let near = try connection.cached("""

@@ -20,6 +20,12 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
 
     public var kind: Kind { value.kind }
 
+    /// Sensor glucose without a `SensorStamp` is one reading with another of the same value
+    /// measured this close to it: a CGM measures at most once a minute, and the same reading
+    /// dated twice from the transmitter's clock lands milliseconds to a second apart
+    /// (docs/reading-identity.md).
+    public static let sameReadingWindow: Duration = .seconds(30)
+
     /// What was measured, with its unit in the type.
     public enum Value: Hashable, Sendable, CustomStringConvertible {
         case heartRate(BeatsPerMinute, contact: SkinContact)

@@ -19,7 +19,7 @@ import Testing
         CREATE INDEX alarm_events_by_wall_time ON alarm_events(wall_time);
         CREATE TABLE calibrations (id INTEGER PRIMARY KEY, device INTEGER NOT NULL REFERENCES devices(id), glucose REAL NOT NULL,
             wall_time INTEGER NOT NULL, UNIQUE (device, wall_time));
-        INSERT INTO devices (id, name, type) VALUES (1, 'dexcom-8G1234', 'dexcom-g6'), (2, 'polar-h10', NULL);
+        INSERT INTO devices (id, name, type) VALUES (1, 'dexcom-811234', 'dexcom-g6'), (2, 'polar-h10', NULL);
         INSERT INTO readings (device, kind, value, trend, detail, wall_time, sensor_time, origin) VALUES
             (1, 1, 112, 'Flat', NULL, 1795341600000000, 86400, 0),
             (2, 3, 58, NULL, 'detected', 1795341601000000, NULL, 0),
@@ -40,15 +40,15 @@ import Testing
         #expect(try store.connection.scalarInt("PRAGMA user_version") == Int64(HistorySchema.currentVersion))
         let readings = Array(store.readings())
         #expect(readings == [
-            RecordedReading(device: "dexcom-8G1234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 109), trend: .fortyFiveDown),
+            RecordedReading(device: "dexcom-811234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 109), trend: .fortyFiveDown),
                             wallTime: noon - .seconds(300), sensorStamp: SensorStamp(run: "", count: 86100), origin: .backfill),
-            RecordedReading(device: "dexcom-8G1234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 112), trend: .flat),
+            RecordedReading(device: "dexcom-811234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 112), trend: .flat),
                             wallTime: noon, sensorStamp: SensorStamp(run: "", count: 86400), origin: .live),
             RecordedReading(device: "polar-h10", value: .heartRate(BeatsPerMinute(58), contact: .detected), wallTime: noon + .seconds(1)),
         ])
         #expect(try store.alarmEvents() == [RecordedAlarmEvent(kind: .glucose(.low), change: .raised(.medium), wallTime: noon)])
-        #expect(try store.calibrations() == [Calibration(device: "dexcom-8G1234", glucose: GlucoseConcentration(milligramsPerDeciliter: 104), wallTime: noon - .seconds(600))])
-        #expect(try store.devices() == [DeviceRecord(id: "dexcom-8G1234", type: "dexcom-g6")])
+        #expect(try store.calibrations() == [Calibration(device: "dexcom-811234", glucose: GlucoseConcentration(milligramsPerDeciliter: 104), wallTime: noon - .seconds(600))])
+        #expect(try store.devices() == [DeviceRecord(id: "dexcom-811234", type: "dexcom-g6")])
         // The uniqueness rule still holds across the migration, and version 2's columns work.
         store.append([readings[1]], receivedAt: MonotonicInstant(nanoseconds: 1))
         #expect(store.commit() == .committed(rows: 0, duplicates: 1))

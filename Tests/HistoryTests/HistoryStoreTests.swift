@@ -6,7 +6,7 @@ import Testing
 @testable import History
 
 @Suite struct HistoryStoreTests {
-    let dexcom: DeviceID = "dexcom-8G1234"
+    let dexcom: DeviceID = "dexcom-811234"
     let polar: DeviceID = "polar-h10"
 
     @Test func createsThenReopensAFreshFile() throws {
@@ -160,7 +160,7 @@ import Testing
         #expect(store.commit() == .committed(rows: 0, duplicates: 3))
         // Same device, kind and sensor time but another device: a different reading.
         var other = live
-        other.device = "dexcom-8G9999"
+        other.device = "dexcom-819999"
         // Same wall time but another kind: a different reading.
         let rr = RecordedReading(device: polar, value: .rrIntervals([RRInterval(ticks: 900)]), wallTime: noon)
         store.append([other, rr])

@@ -17,8 +17,10 @@ extension Interop {
         /// One reading every 300 dex seconds (protocols.md 1.5; the rig's READING_INTERVAL).
         static let readingInterval = 300
 
+        /// The rig's dex time runs 60 times faster, so its readings come every 5 real seconds:
+        /// the driver paces its sessions by that interval, as it paces a real G6's 5 minutes.
         static func config(transmitterID: String) -> String {
-            "[[device]]\ntype = \"dexcom\"\nlabel = \"g6\"\ntransmitter-id = \"\(transmitterID)\"\n"
+            "[[device]]\ntype = \"dexcom\"\nlabel = \"g6\"\ntransmitter-id = \"\(transmitterID)\"\nreading-interval = \"5s\"\n"
         }
 
         @Test func authenticatesBondsReadsGlucoseAndBackfillsTheGapWithoutDuplicates() throws {
@@ -108,10 +110,10 @@ extension Interop {
         }
 
         @Test func wrongTransmitterIDIsReportedAsMismatchAndGivesNoGlucose() throws {
-            // The rig advertises and serves 8G12AB but answers the token with another ID's key,
+            // The rig advertises and serves 8112AB but answers the token with another ID's key,
             // as a transmitter with a different ID would.
             let rig = try Rig.launch("dexcom_g6.py", arguments: [
-                "--id", "8G12AB", "--answer-as", "8G34CD", "--speed", Self.speed, "--readvertise-after", "3",
+                "--id", "8112AB", "--answer-as", "8134CD", "--speed", Self.speed, "--readvertise-after", "3",
             ])
             defer { rig.stop() }
             let transmitterID = try #require(try rig.info().string("id"))

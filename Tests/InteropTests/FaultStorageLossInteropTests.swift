@@ -43,7 +43,7 @@ extension Interop {
             do {
                 let store = try HistoryStore.open(path: database, bootID: "old")
                 store.append((0..<3).map { i in
-                    RecordedReading(device: "dexcom-8G1234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 100), trend: .flat),
+                    RecordedReading(device: "dexcom-811234", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 100), trend: .flat),
                                     wallTime: now - .seconds(400 * 86_400) + .seconds(Int64(i) * 300), sensorStamp: SensorStamp(run: "", count: Int64(i) * 300))
                 })
                 guard case .committed(3, _) = store.commit() else { Issue.record("the old rows were not written"); return }

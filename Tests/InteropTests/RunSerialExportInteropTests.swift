@@ -50,7 +50,7 @@ extension Interop {
             #expect(checkpoint.hasPrefix("(0, 0,"), "the WAL could not be reset while the export waited: \(checkpoint)")
 
             let rest = try SerialExportInteropTests.read(pair.primary, until: "\r\n.\r\n", within: .seconds(60))
-            let rows = (first + rest).components(separatedBy: "\r\n").filter { $0.hasPrefix("dexcom-8G1234,glucose,") }
+            let rows = (first + rest).components(separatedBy: "\r\n").filter { $0.hasPrefix("dexcom-811234,glucose,") }
             #expect(rows.count == 20_000, "\(rows.count) rows exported of 20,000")
             #expect(run.stop() == 0, "\(run.stderrText)")
         }

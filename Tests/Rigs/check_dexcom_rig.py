@@ -138,7 +138,7 @@ async def run(args) -> int:
 async def faults(args) -> int:
     """Each fault switch of the rig produces exactly the fault it names."""
     checks = Checks()
-    for switch in (["--answer-as", "8G99ZZ"], ["--bad-crc"], ["--truncate-backfill"]):
+    for switch in (["--answer-as", "8199ZZ"], ["--bad-crc"], ["--truncate-backfill"]):
         rig = RigProcess("dexcom_g6.py")
         await rig.start(["--id", args.id, "--session-age-minutes", "60"] + switch)
         label = " ".join(switch)
@@ -151,7 +151,7 @@ async def faults(args) -> int:
                 matches = challenge_rx[1:9] == dexcom_hash(args.id, token)
                 if switch[0] == "--answer-as":
                     checks.check(not matches, f"{label}: token hash does not match our ID")
-                    checks.check(challenge_rx[1:9] == dexcom_hash("8G99ZZ", token), f"{label}: it is the other ID's hash")
+                    checks.check(challenge_rx[1:9] == dexcom_hash("8199ZZ", token), f"{label}: it is the other ID's hash")
                     continue
                 await peer.write_value(auth, b"\x04" + dexcom_hash(args.id, challenge_rx[9:17]), with_response=True)
                 await peer.read_value(auth)
@@ -182,7 +182,7 @@ async def faults(args) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--id", default="8G12AB")
+    parser.add_argument("--id", default="8112AB")
     parser.add_argument("--faults", action="store_true", help="check the rig's fault switches instead")
     args = parser.parse_args()
     run_main(faults(args) if args.faults else run(args), 90)

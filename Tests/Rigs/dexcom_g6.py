@@ -31,7 +31,7 @@ Fault switches, all off by default: `--bad-crc`, `--truncate-backfill`, `--answe
 `--glucose-mgdl N` (a flat line, e.g. 50: urgent low) and `--drop-at STEP,...` (the link dropped
 once at each handshake step, see DROP_STEPS; used by hostile_peers.py, issue 7).
 
-Example: dexcom_g6.py --port 0 --id 8G12AB --speed 60 --readvertise-after 20
+Example: dexcom_g6.py --port 0 --id 8112AB --speed 60 --readvertise-after 20
 """
 
 from __future__ import annotations
@@ -377,7 +377,7 @@ class Transmitter:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     rig_common.add_common_arguments(parser)
-    parser.add_argument("--id", default="8G12AB", help="6-character transmitter ID (4... G5, 8... G6)")
+    parser.add_argument("--id", default="8112AB", help="6-character transmitter ID (4... G5, 8... G6)")
     parser.add_argument("--answer-as", metavar="ID",
                         help="answer the token with this ID's key (a transmitter with another ID)")
     parser.add_argument("--address", default="C3:DE:C0:00:12:AB", help="random static address")

@@ -133,7 +133,7 @@ async def main() -> None:
     parser.add_argument("--hrm-address", default="C2:11:22:33:44:55")
     parser.add_argument("--rate-hz", type=float, default=5.0, help="legitimate HRM notifications/s")
     parser.add_argument("--with-dexcom", action="store_true", help="also serve the legitimate Dexcom G6")
-    parser.add_argument("--dexcom-id", default="8G12AB")
+    parser.add_argument("--dexcom-id", default="8112AB")
     parser.add_argument("--dexcom-speed", type=float, default=60.0)
     parser.add_argument("--dexcom-session-age-minutes", type=int, default=30)
     parser.add_argument("--dexcom-readvertise-after", type=float, default=1.0)

@@ -45,7 +45,7 @@ struct GlucoseScriptTests {
     /// The simulated transmitter reports the script: glucose and trend (0.1 mg/dL/min) of the
     /// reading at 01:00, falling 2.6 mg/dL a minute.
     @Test func aSimulatedDexcomFollowsTheScript() throws {
-        let dexcom = SimulatedDexcom(id: try Dexcom.TransmitterID("8G1234"), transmitterAge: 1_000_000, sessionAge: 7200,
+        let dexcom = SimulatedDexcom(id: try Dexcom.TransmitterID("811234"), transmitterAge: 1_000_000, sessionAge: 7200,
                                      curve: Self.night.curve(sessionAge: .seconds(7200)))
         let (glucose, trend) = dexcom.glucose(at: 1_000_000 + 3600)
         #expect(glucose == 84)

@@ -6,7 +6,7 @@ import Wire
 @testable import Simulator
 
 struct SimulatedDexcomTests {
-    static let id = try! Dexcom.TransmitterID("8G12AB")
+    static let id = try! Dexcom.TransmitterID("8112AB")
 
     @Test func clockAndCurve() {
         let dexcom = SimulatedDexcom(id: Self.id, transmitterAge: 1_000_000, sessionAge: 7_200)
@@ -90,6 +90,8 @@ struct SimulatedDexcomTests {
                 pending += driver.receive(.encrypted, at: now)
             case .disconnect:
                 disconnected = true
+            case .nextSession:
+                break
             }
         }
         #expect(!disconnected)  // the session ends with 0x09, and the transmitter drops the link

@@ -18,6 +18,7 @@ extension Appliance {
                 slots[i].state = .securing(handle: handle)
                 host.secure(handle: handle, at: now)
             case .failed(let failure):
+                slots[i].progress.reach(.refused)
                 events.append(.transmitter(slots[i].device, peer: slots[i].peer, .incompatible(reason: "discovery failed: \(failure)")))
                 close(i, handle: handle, reason: "discovery failed", host: &host, at: now)
             default:
@@ -56,7 +57,10 @@ extension Appliance {
         let peer = slots[i].peer
         for action in actions {
             if case .emit(.reading(let reading)) = action {
-                readings.append(reading)
+                slots[i].progress.reach(.delivered)
+                // A reading received again (re-read at a reconnection, repeated by a backfill)
+                // was handed on already: alarms, history and outputs see each reading once.
+                if slots[i].delivered.admit(reading) { readings.append(reading) }
                 continue
             }
             if !readings.isEmpty {
@@ -66,9 +70,8 @@ extension Appliance {
             switch action {
             case .emit(let event):
                 if case .disconnected = event { continue }  // the appliance reports disconnections itself
-                // A session that got going proves the device works: the next reconnection need
-                // not wait (Dexcom sessions last seconds, then it sleeps until its next window).
-                if case .connected = event { slots[i].backoff = .seconds(1) }
+                if case .connected = event { slots[i].progress.reach(.connected) }
+                if case .incompatible = event { slots[i].progress.reach(.refused) }
                 events.append(.transmitter(device, peer: peer, event))
             case .read(let uuid):
                 guard !linkGone else { continue }
@@ -98,6 +101,9 @@ extension Appliance {
             case .disconnect(let reason):
                 guard !linkGone else { continue }
                 close(i, handle: handle, reason: "driver: \(reason)", host: &host, at: now)
+            case .nextSession(let notBefore):
+                slots[i].progress.reach(.delivered)
+                slots[i].nextSessionAt = notBefore
             }
         }
         if !readings.isEmpty {

@@ -95,6 +95,7 @@ public struct Appliance: Sendable {
             let words: String = switch slot.state {
             case .searching: "searching"
             case .waitingToReconnect: "waiting to reconnect"
+            case .waitingForNextReading: "waiting for the next reading"
             case .connecting(let p): "connecting to \(p)"
             case .securing: "securing the link"
             case .discovering: "discovering services"
@@ -124,6 +125,8 @@ public struct Appliance: Sendable {
             }
             switch slots[i].state {
             case .waitingToReconnect(let until) where now >= until:
+                slots[i].state = .searching
+            case .waitingForNextReading(let until) where now >= until:
                 slots[i].state = .searching
             case .running(let handle):
                 if let d = slots[i].driver.nextDeadline, now >= d {
@@ -176,7 +179,10 @@ public struct Appliance: Sendable {
             perform(actions, slot: i, handle: handle, host: &host, at: now, linkGone: true)
             let why = slots[i].closingReason.map { "\($0); link: \(reason)" } ?? "\(reason)"
             events.append(.transmitter(slots[i].device, peer: peer, .disconnected(reason: why)))
-            // A link that ran for a while resets the backoff: this was a drop, not a failing device.
+            // A transmitter that answered (a session that did its work, or a drop after the
+            // driver began), or a link that ran for a while, is tried again at once: the end of
+            // a session or a drop, not a failing device. One that refused is not hammered.
+            if [.connected, .delivered].contains(slots[i].progress) { slots[i].backoff = .seconds(1) }
             if let since = slots[i].connectedSince, now - since > .seconds(60) { slots[i].backoff = .seconds(1) }
             waitToReconnect(i, at: now)
         case let .gatt(handle, id, result):
@@ -280,6 +286,10 @@ public struct Appliance: Sendable {
         host.disconnect(handle: handle, at: now)
     }
 
+    /// Schedules the next connection: when the driver said the transmitter will have something
+    /// new (a paced session that did its work), else after the back-off, which doubles up to
+    /// `maximumBackoff` while sessions keep failing. A transmitter that stays connectable is
+    /// thus read once per reading it makes, not hammered (docs/reading-identity.md).
     mutating func waitToReconnect(_ i: Int, at now: MonotonicInstant) {
         slots[i].pending.removeAll()
         slots[i].database = nil
@@ -287,6 +297,14 @@ public struct Appliance: Sendable {
         slots[i].connectedSince = nil
         slots[i].closingReason = nil
         slots[i].closeRetryAt = nil
+        defer {
+            slots[i].progress = .none
+            slots[i].nextSessionAt = nil
+        }
+        if slots[i].progress == .delivered, let next = slots[i].nextSessionAt, next > now {
+            slots[i].state = .waitingForNextReading(until: next)
+            return
+        }
         slots[i].state = .waitingToReconnect(until: now + slots[i].backoff)
         slots[i].backoff = min(slots[i].backoff * 2, TransmitterSlot.maximumBackoff)
     }
@@ -339,6 +357,7 @@ public struct Appliance: Sendable {
         let discovered = DiscoveredServices(services)
         let device = slots[i].device
         if let missing = slots[i].driver.profile.missingRequirement(in: discovered) {
+            slots[i].progress.reach(.refused)
             events.append(.transmitter(device, peer: slots[i].peer, .incompatible(reason: missing)))
             close(i, handle: handle, reason: "incompatible", host: &host, at: now)
             return

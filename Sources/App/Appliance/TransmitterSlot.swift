@@ -9,7 +9,10 @@ import Transmitters
 struct TransmitterSlot: Sendable {
     enum State: Sendable, Equatable {
         case searching
+        /// After a failure, with a growing back-off.
         case waitingToReconnect(until: MonotonicInstant)
+        /// After a session that did its work: the transmitter has nothing new before then.
+        case waitingForNextReading(until: MonotonicInstant)
         case connecting(DeviceAddress)
         case securing(handle: UInt16)
         case discovering(handle: UInt16, request: GATTClient.RequestID)
@@ -44,6 +47,12 @@ struct TransmitterSlot: Sendable {
     var retriedPairingAfterBondLoss = false
     var backoff: Duration = .seconds(1)
     var connectedSince: MonotonicInstant?
+    /// How far this link's session got, for what follows its end (`SessionProgress`).
+    var progress = SessionProgress.none
+    /// When the driver said the next session can bring something new (`DriverAction.nextSession`).
+    var nextSessionAt: MonotonicInstant?
+    /// What was already handed on, so a reading received again is not handed on twice.
+    var delivered = DeliveredReadings()
     /// The driver's persistent state as last reported, to notice changes.
     var savedState: [String: String] = [:]
     /// Fingerstick calibrations that arrived while the link was down, handed over at the next start.
@@ -79,6 +88,25 @@ struct TransmitterSlot: Sendable {
 
     static let maximumBackoff: Duration = .seconds(60)
 
+    /// How far a link's session got. It only moves forward, but a refusal sticks.
+    enum SessionProgress: Comparable, Sendable {
+        /// The link dropped before the driver took it on (discovery, security).
+        case none
+        /// The driver found what it needs and began (`TransmitterEvent.connected`): the
+        /// transmitter answers, so a drop after this is retried at once.
+        case connected
+        /// Readings came, or the driver said when the next session is due: the end of a
+        /// session that did its work, not a failure.
+        case delivered
+        /// The transmitter is not what the configuration says (a wrong ID, a missing service):
+        /// retried ever more slowly, not hammered.
+        case refused
+
+        mutating func reach(_ step: SessionProgress) {
+            if self != .refused { self = max(self, step) }
+        }
+    }
+
     var handle: UInt16? {
         switch state {
         case .securing(let h), .running(let h): h
@@ -89,7 +117,7 @@ struct TransmitterSlot: Sendable {
 
     var nextDeadline: MonotonicInstant? {
         switch state {
-        case .waitingToReconnect(let until): until
+        case .waitingToReconnect(let until), .waitingForNextReading(let until): until
         case .running: earliest(driver.nextDeadline, closeRetryAt)
         default: closeRetryAt
         }

@@ -155,6 +155,12 @@ extension ApplianceEvent {
         case .incompatible(let reason): return one("incompatible", [("reason", .string(reason))])
         case let .malformedValue(uuid, reason): return one("malformed-value", [("characteristic", .string("\(uuid)")), ("reason", .string(reason))])
         case let .operationFailed(operation, failure): return one("operation-failed", [("operation", .string("\(operation)")), ("reason", .string("\(failure)"))])
+        case let .calibration(report):
+            let outcome: [(String, JSON)] = switch report.outcome {
+            case let .accepted(detail): [("accepted", .bool(true)), ("detail", .string(detail))]
+            case let .notUsed(reason): [("accepted", .bool(false)), ("reason", .string(reason))]
+            }
+            return one("calibration", [("mgdl", .double(report.reference.milligramsPerDeciliter))] + outcome)
         }
     }
 

@@ -10,6 +10,7 @@ extension Appliance {
             let link: ApplianceStatus.Link = switch slot.state {
             case .searching: .searching
             case .waitingToReconnect(let until): .waitingToReconnect(in: max(.zero, until - now))
+            case .waitingForNextReading(let until): .waitingForNextReading(in: max(.zero, until - now))
             case .connecting: .connecting
             case .securing: .securingTheLink
             case .discovering: .discoveringServices

@@ -62,6 +62,7 @@ extension ApplianceStatus {
         switch link {
         case .searching: "searching"
         case let .waitingToReconnect(d): "waiting to reconnect (in \(words(d)))"
+        case let .waitingForNextReading(d): "waiting for the next reading (in \(words(d)))"
         case .connecting: "connecting"
         case .securingTheLink: "securing the link"
         case .discoveringServices: "discovering services"
@@ -118,6 +119,7 @@ extension ApplianceStatus {
         let (word, extra): (String, [(String, JSON)]) = switch device.link {
         case .searching: ("searching", [])
         case let .waitingToReconnect(d): ("waiting-to-reconnect", [("reconnectInSeconds", seconds(d))])
+        case let .waitingForNextReading(d): ("waiting-for-next-reading", [("reconnectInSeconds", seconds(d))])
         case .connecting: ("connecting", [])
         case .securingTheLink: ("securing", [])
         case .discoveringServices: ("discovering", [])

@@ -21,6 +21,8 @@ public struct ApplianceStatus: Equatable, Sendable {
     public enum Link: Equatable, Sendable {
         case searching
         case waitingToReconnect(in: Duration)
+        /// Its last session did its work; the transmitter has nothing new until then.
+        case waitingForNextReading(in: Duration)
         case connecting
         case securingTheLink
         case discoveringServices

@@ -277,7 +277,11 @@ public struct CGMServiceDriver: TransmitterDriver {
         guard let glucose = record.glucose.doubleValue else { return [] }  // rejection(of:) rules this out
         watchdog.feed(at: now)
         let trend = record.trend.map { CGMMeasurement.direction(milligramsPerDeciliterPerMinute: $0) }
-        return [.emit(.reading(Reading(device: device, value: .glucose(GlucoseConcentration(milligramsPerDeciliter: glucose), trend: trend), time: time)))]
+        // The record's identity: its time offset within the session that started then. Without
+        // a start time a restarted session's offsets could not be told from the old one's.
+        let stamp = sessionStartTime?.utc.map { SensorStamp(run: $0.iso8601, count: Int64(offset)) }
+        return [.emit(.reading(Reading(device: device, value: .glucose(GlucoseConcentration(milligramsPerDeciliter: glucose), trend: trend),
+                                       time: time, sensorStamp: stamp)))]
     }
 
     /// Why a record must not become a reading, or nil.

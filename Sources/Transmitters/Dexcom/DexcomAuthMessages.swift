@@ -5,13 +5,26 @@ import Wire
 // projects disagree (protocols.md appendix 1): 0x03 AuthChallengeRx, 0x05 AuthStatusRx.
 
 extension Dexcom {
-    /// Which of the transmitter's two central slots to authenticate on (xDrip
-    /// AuthRequestTxMessage `endByteStd`/`endByteAlt`; xdrip-js README "use receiver bt channel").
-    public enum Slot: UInt8, Hashable, Sendable {
-        /// Where phones connect.
-        case standard = 0x02
-        /// The receiver's channel.
-        case alternate = 0x01
+    /// Which of the transmitter's two display slots to authenticate on: the last byte of
+    /// AuthRequestTx (xDrip AuthRequestTxMessage `endByteStd` 0x02 / `endByteAlt` 0x01; xdrip-js
+    /// README "use receiver bt channel"). A transmitter keeps one central per slot, so a
+    /// display on the slot a phone app uses takes turns with the phone for every reading.
+    public enum Slot: UInt8, Hashable, Sendable, CustomStringConvertible {
+        /// The standard slot, where phone apps connect.
+        case phone = 0x02
+        /// The alternate slot, the Dexcom receiver's.
+        case receiver = 0x01
+
+        /// The configuration's word for a slot: "phone" or "receiver".
+        public init?(name: String) {
+            switch name {
+            case "phone": self = .phone
+            case "receiver": self = .receiver
+            default: return nil
+            }
+        }
+
+        public var description: String { self == .phone ? "phone" : "receiver" }
     }
 
     /// 0x01 AuthRequestTx: `01 · token[8] · slot` (10 bytes; CGMBLEKit AuthRequestTxMessage,
@@ -21,7 +34,7 @@ extension Dexcom {
         public var token: [UInt8]
         public var slot: Slot
 
-        public init(token: [UInt8], slot: Slot = .standard) {
+        public init(token: [UInt8], slot: Slot = .phone) {
             precondition(token.count == 8, "the auth token is 8 bytes")
             self.token = token
             self.slot = slot

@@ -27,6 +27,11 @@ extension Dexcom {
         /// The opcode of the answer, which arrives as an indication on Control.
         public var replyOpcode: UInt8 { rawValue + 1 }
 
+        /// What a session is for: the glucose, and the transmitter time it is dated by. The
+        /// rest is good to know, and a transmitter that leaves it unanswered (seen with
+        /// CalibrationDataTx) must not cost the glucose or the backfill.
+        public var isNeededForGlucose: Bool { self == .transmitterTime || self == .glucoseG5 || self == .glucoseG6 }
+
         public var description: String {
             switch self {
             case .transmitterTime: "TransmitterTimeTx (0x24)"

@@ -7,6 +7,13 @@ import Wire
 extension DexcomDriver {
     /// A gap longer than one 5-minute cycle plus margin means readings were missed.
     static let gapThreshold: Dexcom.DexTime = 330
+
+    /// One thing a session does after subscribing to Control, in order.
+    enum SessionStep: Hashable, Sendable {
+        case ask(Dexcom.ControlRequest)
+        case backfillIfNeeded
+        case calibrateIfPending
+    }
     /// Dexcom transmitters send glucose values below 39 mg/dL only as special codes;
     /// CGMBLEKit drops them (Glucose.swift), and so does Vigil.
     static let lowestGlucose: UInt16 = 39
@@ -24,11 +31,14 @@ extension DexcomDriver {
     mutating func subscribed(_ uuid: BluetoothUUID, at now: MonotonicInstant) -> [DriverAction] {
         switch (phase, uuid) {
         case (.awaitingControlSubscription, DexcomProfile.control):
-            queue = [.transmitterTime, id.generation == .g5 ? .glucoseG5 : .glucoseG6, .sensor, .calibrationData, .battery]
-            if !firmwareKnown { queue.append(.firmwareVersion) }
-            return nextRequest(at: now)
+            // What the session is for first; what is good to know last, where a transmitter
+            // that leaves it unanswered costs nothing else (`Dexcom.ControlRequest.isNeededForGlucose`).
+            steps = [.ask(.transmitterTime), .ask(id.generation == .g5 ? .glucoseG5 : .glucoseG6), .backfillIfNeeded,
+                     .calibrateIfPending, .ask(.sensor), .ask(.calibrationData), .ask(.battery)]
+            if !firmwareKnown { steps.append(.ask(.firmwareVersion)) }
+            return nextStep(at: now)
         case (.awaitingBackfillSubscription, DexcomProfile.backfill):
-            guard let window = backfillWindow else { return finish(at: now) }
+            guard let window = backfillWindow else { return nextStep(at: now) }
             phase = .awaitingBackfill(deadline: now + configuration.backfillTimeout)
             return [.write(DexcomProfile.control, Dexcom.BackfillTx(startTime: window.start, endTime: window.end).bytes, withResponse: true)]
         default:
@@ -43,9 +53,13 @@ extension DexcomDriver {
         }
         switch phase {
         case .awaitingBackfillSubscription, .awaitingBackfill:
-            // The live reading is already out: keep the gap for next time and end normally.
+            // The live reading is already out: keep the gap for next time and go on.
             unfilledGapStart = backfillWindow?.start
-            return [.emit(.operationFailed(operation, failure))] + finish(at: now)
+            return [.emit(.operationFailed(operation, failure))] + nextStep(at: now)
+        case let .awaitingReply(request, _) where !request.isNeededForGlucose:
+            return [.emit(.operationFailed(operation, failure))] + nextStep(at: now)
+        case .awaitingCalibrationResult:
+            return [.emit(.operationFailed(operation, failure))] + calibrationUnanswered(after: nil, at: now)
         default:
             break
         }
@@ -155,9 +169,14 @@ extension DexcomDriver {
             || (request == .glucoseG5 && opcode == Dexcom.GlucoseRx.opcodeG6):
             // A reply that fails its CRC or length is discarded with its reason, and the
             // session moves on: one bad value must not cost the whole cycle.
-            return decodeReply(bytes, at: now) + nextRequest(at: now)
+            return decodeReply(bytes, at: now) + nextStep(at: now)
+        case .awaitingReply where askedThisSession.contains(where: { $0.replyOpcode == opcode }):
+            // The late answer to a request that timed out earlier: still worth decoding.
+            return decodeReply(bytes, at: now)
+        case .awaitingCalibrationResult where opcode == Dexcom.CalibrateGlucoseRx.opcode:
+            return calibrationAnswered(bytes, at: now) + nextStep(at: now)
         case .awaitingBackfill where opcode == Dexcom.BackfillRx.opcode:
-            return completeBackfill(bytes, at: now) + finish(at: now)
+            return completeBackfill(bytes, at: now) + nextStep(at: now)
         case .listening:
             return decodeReply(bytes, at: now)
         default:
@@ -166,11 +185,21 @@ extension DexcomDriver {
         }
     }
 
-    mutating func nextRequest(at now: MonotonicInstant) -> [DriverAction] {
-        guard !queue.isEmpty else { return startBackfillIfNeeded(at: now) }
-        let request = queue.removeFirst()
-        phase = .awaitingReply(to: request, deadline: now + configuration.stepTimeout)
-        return [.write(DexcomProfile.control, request.bytes, withResponse: true)]
+    /// Starts the session's next step, skipping those with nothing to do; finishes after the last.
+    mutating func nextStep(at now: MonotonicInstant) -> [DriverAction] {
+        while !steps.isEmpty {
+            switch steps.removeFirst() {
+            case let .ask(request):
+                askedThisSession.insert(request)
+                phase = .awaitingReply(to: request, deadline: now + configuration.stepTimeout)
+                return [.write(DexcomProfile.control, request.bytes, withResponse: true)]
+            case .backfillIfNeeded:
+                if let actions = startBackfillIfNeeded(at: now) { return actions }
+            case .calibrateIfPending:
+                if let actions = startCalibrationIfPending(at: now) { return actions }
+            }
+        }
+        return finish(at: now)
     }
 
     /// Decodes any Control reply and turns it into events (readings, info, or a logged reason).
@@ -240,6 +269,10 @@ extension DexcomDriver {
             unfilledGapStart = nil
             previousSessionLastTime = nil
         }
+        if previous.map({ message.timestamp != $0 }) ?? true {
+            newGlucoseThisSession = true
+            staleRetry = nil
+        }
         let gapStart = unfilledGapStart ?? previous.flatMap { message.timestamp >= $0 ? $0 : nil }
         lastGlucoseTime = message.timestamp
         if !configuration.listenOnly, configuration.backfillHours > 0 {
@@ -257,23 +290,46 @@ extension DexcomDriver {
         return actions
     }
 
-    /// A reading for a usable value, or nil (unusable states are reported as sensor state).
+    /// A reading for a usable value, or nil (unusable states are reported as sensor state). A
+    /// dex time already delivered — this session, or by an earlier one — is not delivered again:
+    /// a transmitter that stays connectable serves its current reading at every connection.
     mutating func glucoseReading(milligramsPerDeciliter: UInt16, state: Dexcom.CalibrationState, trend: Int8,
                                  time: Dexcom.DexTime, at now: MonotonicInstant) -> Reading? {
         guard state.hasUsableGlucose, milligramsPerDeciliter >= Self.lowestGlucose,
+              previousSessionLastTime.map({ time > $0 }) ?? true,
               emittedTimes.insert(time).inserted else { return nil }
         // No clock at all only for a backfill seen before any glucose in listen-only mode.
         let instant = clock?.instant(of: time) ?? now
         return Reading(device: device,
                        value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(milligramsPerDeciliter)),
                                        trend: Dexcom.Trend.direction(trendByte: trend)),
-                       time: .monotonic(instant))
+                       time: .monotonic(instant),
+                       sensorStamp: SensorStamp(run: id.rawValue, count: Int64(time)))
+    }
+
+    /// When the next session can bring something. After a new reading: a tenth of the reading
+    /// interval before the next one is due (30 s of the G6's 5 minutes; a real G6 advertises for
+    /// a few seconds only, right after it measured, so Vigil is looking by then). A transmitter
+    /// that stays connectable and had nothing new yet: just after the reading is due. One that
+    /// had nothing new although its reading was due is late or stuck: asked again after a tenth
+    /// of the interval, doubling up to the whole interval while nothing comes. Nil without a
+    /// glucose reply this session (that is a failure, and the app backs off).
+    mutating func nextSessionTime(at now: MonotonicInstant) -> MonotonicInstant? {
+        guard !configuration.listenOnly, let clock, let last = lastGlucoseTime else { return nil }
+        let interval = configuration.readingInterval
+        let due = clock.instant(of: last) + interval
+        if newGlucoseThisSession { return max(due - interval / 10, now) }
+        if now < due { return due + interval / 20 }
+        let retry = staleRetry ?? interval / 10
+        staleRetry = min(retry * 2, interval)
+        return now + retry
     }
 
     // MARK: - Backfill
 
-    mutating func startBackfillIfNeeded(at now: MonotonicInstant) -> [DriverAction] {
-        guard backfillWindow != nil, clock != nil else { return finish(at: now) }
+    /// Subscribes to the Backfill characteristic if readings were missed; nil if none were.
+    mutating func startBackfillIfNeeded(at now: MonotonicInstant) -> [DriverAction]? {
+        guard backfillWindow != nil, clock != nil else { return nil }
         backfillBuffer = Dexcom.BackfillBuffer()
         backfillBufferError = nil
         phase = .awaitingBackfillSubscription(deadline: now + configuration.stepTimeout)

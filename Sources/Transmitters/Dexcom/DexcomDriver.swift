@@ -13,16 +13,25 @@ import Wire
 /// 2. Not bonded: KeepAlive, BondRequest, then `requestPairing` (LE Just Works). Bonded:
 ///    `requestPairing` too, which re-encrypts with the stored key (or returns at once if the
 ///    link already is encrypted), because Control answers only on an encrypted link.
-/// 3. Subscribe to Control indications, then ask, one at a time: transmitter time, glucose
-///    (0x30 for a G5 ID, 0x4E for a G6), sensor raw, calibration data, battery, and the
-///    firmware version on the first session only.
+/// 3. Subscribe to Control indications, then ask, one at a time, what the session is for:
+///    transmitter time and glucose (0x30 for a G5 ID, 0x4E for a G6).
 /// 4. If readings were missed (a gap since the last reading's dex time, or the first
 ///    session), request a backfill from the last reading (capped at `backfillHours`).
-/// 5. Write Disconnect (0x09) so the transmitter keeps its cycle, and drop the link.
+/// 5. Send a waiting fingerstick as a calibration (0x34), if the configuration asks for it.
+/// 6. Then what is good to know but not needed: sensor raw, calibration data, battery, and the
+///    firmware version on the first session only. A transmitter that leaves one of these
+///    unanswered costs that answer, never the glucose or the backfill before it.
+/// 7. Write Disconnect (0x09) so the transmitter keeps its cycle, and tell the app when the
+///    next reading is due (`nextSession`): a transmitter that stays connectable is not read
+///    again until then (docs/dexcom.md "Pacing").
 ///
-/// Every step has a deadline; a step that times out, a refused authentication, a lost bond
-/// or an undecodable reply ends the session with an event saying why, and the next cycle
-/// tries again. Undecodable or unusable values never become readings.
+/// Every step has a deadline; a needed step that times out, a refused authentication, a lost
+/// bond or an undecodable reply ends the session with an event saying why, and the next
+/// cycle tries again. Undecodable or unusable values never become readings, and a reading
+/// already delivered in an earlier session (the same dex time) is not delivered again.
+///
+/// Every reading carries its `SensorStamp`: the transmitter ID and the dex time it was
+/// measured at, CGMBLEKit's own key for a Dexcom reading (`Glucose.syncIdentifier`).
 ///
 /// With `listenOnly` the driver never writes a characteristic: it subscribes to
 /// Authentication, Control and Backfill and decodes what another app's session produces
@@ -42,11 +51,22 @@ public struct DexcomDriver: TransmitterDriver {
         /// Listen-only: how long a link may carry no glucose before it is dropped.
         public var listenTimeout: Duration
         public var keepAliveSeconds: UInt8
+        /// Which of the transmitter's two display slots to take. The default is the receiver's:
+        /// a phone app uses the other, so both can stay paired (docs/dexcom.md "Slots").
+        public var slot: Dexcom.Slot
+        /// Send a meter's fingersticks to the transmitter as calibrations (0x34). Off unless
+        /// asked for: a G6 calibrates itself, and a stick taken while glucose moves fast makes
+        /// every later reading worse (docs/dexcom.md "Calibration").
+        public var calibrateFromMeter: Bool
+        /// How often the transmitter measures: 5 minutes for every G5 and G6 (CGMBLEKit and xDrip
+        /// schedule their sessions so). Sessions are paced by it; a simulator may run faster.
+        public var readingInterval: Duration
 
         public init(transmitterID: Dexcom.TransmitterID, backfillHours: Int = 3, listenOnly: Bool = false,
                     stepTimeout: Duration = .seconds(10), bondTimeout: Duration = .seconds(40),
                     backfillTimeout: Duration = .seconds(30), listenTimeout: Duration = .seconds(6 * 60),
-                    keepAliveSeconds: UInt8 = 25) {
+                    keepAliveSeconds: UInt8 = 25, slot: Dexcom.Slot = .receiver, calibrateFromMeter: Bool = false,
+                    readingInterval: Duration = .seconds(300)) {
             self.transmitterID = transmitterID
             self.backfillHours = min(max(backfillHours, 0), 24)
             self.listenOnly = listenOnly
@@ -55,6 +75,9 @@ public struct DexcomDriver: TransmitterDriver {
             self.backfillTimeout = backfillTimeout
             self.listenTimeout = listenTimeout
             self.keepAliveSeconds = keepAliveSeconds
+            self.slot = slot
+            self.calibrateFromMeter = calibrateFromMeter
+            self.readingInterval = readingInterval
         }
     }
 
@@ -69,6 +92,7 @@ public struct DexcomDriver: TransmitterDriver {
         case awaitingEncryption(deadline: MonotonicInstant)
         case awaitingControlSubscription(deadline: MonotonicInstant)
         case awaitingReply(to: Dexcom.ControlRequest, deadline: MonotonicInstant)
+        case awaitingCalibrationResult(deadline: MonotonicInstant)
         case awaitingBackfillSubscription(deadline: MonotonicInstant)
         case awaitingBackfill(deadline: MonotonicInstant)
         case listening(deadline: MonotonicInstant)
@@ -87,6 +111,12 @@ public struct DexcomDriver: TransmitterDriver {
         public func instant(of time: Dexcom.DexTime) -> MonotonicInstant {
             receivedAt + .seconds(Int64(time) - Int64(currentTime))
         }
+
+        /// The dex time of a monotonic instant, or nil before activation or past the u32 range.
+        public func dexTime(at instant: MonotonicInstant) -> Dexcom.DexTime? {
+            let seconds = Int64(currentTime) + Int64(((instant - receivedAt).seconds).rounded(.down))
+            return Dexcom.DexTime(exactly: seconds).flatMap { $0 == Dexcom.invalidDexTime ? nil : $0 }
+        }
     }
 
     public static var profile: TransmitterProfile { DexcomProfile.profile }
@@ -103,6 +133,12 @@ public struct DexcomDriver: TransmitterDriver {
     /// True once a bond was made with this transmitter: a later "not bonded" means it was lost.
     public internal(set) var hasBonded = false
     public internal(set) var firmwareKnown = false
+    /// A fingerstick waiting for the next session's calibration step.
+    public internal(set) var pendingCalibration: (reference: GlucoseConcentration, takenAt: MonotonicInstant)?
+    /// How long to wait before asking again a transmitter that had no new reading (it is late,
+    /// or stuck on an old one): doubles up to the reading interval; nil (a tenth of the
+    /// interval) again after a new reading.
+    var staleRetry: Duration?
 
     // This session only.
     public internal(set) var clock: DexClock?
@@ -111,7 +147,13 @@ public struct DexcomDriver: TransmitterDriver {
     public internal(set) var lastSensor: Dexcom.SensorRx?
     public internal(set) var lastCalibration: Dexcom.CalibrationDataRx?
     var token: [UInt8] = []
-    var queue: [Dexcom.ControlRequest] = []
+    /// What this session still has to do, in order (`SessionStep`).
+    var steps: [SessionStep] = []
+    /// Control requests sent this session: a late answer to one that timed out is still
+    /// decoded, not taken for a stray message.
+    var askedThisSession: Set<Dexcom.ControlRequest> = []
+    /// A glucose reply newer than every earlier session's arrived this session.
+    var newGlucoseThisSession = false
     var encryptedThisSession = false
     var backfillWindow: (start: Dexcom.DexTime, end: Dexcom.DexTime)?
     var backfillBuffer = Dexcom.BackfillBuffer()
@@ -143,7 +185,7 @@ public struct DexcomDriver: TransmitterDriver {
         case .notStarted, .disconnected: nil
         case let .awaitingAuthChallenge(deadline), let .awaitingAuthStatus(deadline), let .awaitingBond(deadline),
              let .awaitingEncryption(deadline), let .awaitingControlSubscription(deadline),
-             let .awaitingReply(_, deadline), let .awaitingBackfillSubscription(deadline),
+             let .awaitingReply(_, deadline), let .awaitingCalibrationResult(deadline), let .awaitingBackfillSubscription(deadline),
              let .awaitingBackfill(deadline), let .listening(deadline), let .disconnecting(_, deadline):
             deadline
         }
@@ -156,7 +198,9 @@ public struct DexcomDriver: TransmitterDriver {
         sessionStartTime = nil
         lastSensor = nil
         lastCalibration = nil
-        queue = []
+        steps = []
+        askedThisSession = []
+        newGlucoseThisSession = false
         encryptedThisSession = false
         backfillWindow = nil
         backfillBuffer = Dexcom.BackfillBuffer()
@@ -180,7 +224,7 @@ public struct DexcomDriver: TransmitterDriver {
         token = Array((makeToken() + [UInt8](repeating: 0, count: 8)).prefix(8))
         phase = .awaitingAuthChallenge(deadline: now + configuration.stepTimeout)
         return [.emit(.connected),
-                .write(DexcomProfile.authentication, Dexcom.AuthRequestTx(token: token).bytes, withResponse: true)]
+                .write(DexcomProfile.authentication, Dexcom.AuthRequestTx(token: token, slot: configuration.slot).bytes, withResponse: true)]
     }
 
     static func incompatibility(_ discovered: DiscoveredServices, listenOnly: Bool) -> String? {
@@ -223,9 +267,8 @@ public struct DexcomDriver: TransmitterDriver {
             return encrypted(at: now)
         case let .pairingFailed(reason):
             return pairingFailed(reason: reason, at: now)
-        case .calibration:
-            // The transmitter calibrates itself (sending 0x34 Calibrate is not implemented).
-            return []
+        case let .calibration(reference, takenAt):
+            return offerCalibration(reference, takenAt: takenAt, at: now)
         }
     }
 
@@ -250,14 +293,21 @@ public struct DexcomDriver: TransmitterDriver {
                 + stop(reason: "encryption timed out", at: now)
         case .awaitingControlSubscription:
             return timedOut(.subscribe(DexcomProfile.control), "Control subscription not confirmed within \(seconds(configuration.stepTimeout))", at: now)
-        case let .awaitingReply(request, _):
+        case let .awaitingReply(request, _) where request.isNeededForGlucose:
             return timedOut(.write(DexcomProfile.control), "no reply to \(request) within \(seconds(configuration.stepTimeout))", at: now)
+        case let .awaitingReply(request, _):
+            // Good to know, not needed: the session goes on without it.
+            return [.emit(.operationFailed(.write(DexcomProfile.control), .other("no reply to \(request) within \(seconds(configuration.stepTimeout)); going on without it")))]
+                + nextStep(at: now)
+        case .awaitingCalibrationResult:
+            return calibrationUnanswered(after: configuration.stepTimeout, at: now)
         case .awaitingBackfillSubscription:
             return timedOut(.subscribe(DexcomProfile.backfill), "Backfill subscription not confirmed within \(seconds(configuration.stepTimeout))", at: now)
         case .awaitingBackfill:
             // The live reading is already out; the gap stays recorded for the next session.
+            unfilledGapStart = backfillWindow?.start
             return [.emit(.malformedValue(DexcomProfile.backfill, reason: "backfill stopped: \(backfillBuffer.frames.count) frame(s) and no completion (0x51) within \(seconds(configuration.backfillTimeout))"))]
-                + finish(at: now)
+                + nextStep(at: now)
         case .listening:
             let since = now - configuration.listenTimeout
             return [.emit(.noData(since: since, duration: configuration.listenTimeout))]
@@ -280,10 +330,12 @@ public struct DexcomDriver: TransmitterDriver {
     /// Ends a session that did its work: Disconnect (0x09) on Control lets the transmitter
     /// drop the link itself and keep its 5-minute cycle (CGMBLEKit `disconnect()`). Dropping
     /// it from our side at once would race the write (seen against the Bumble rig), so the
-    /// host is asked only if the link is still up after a short deadline.
+    /// host is asked only if the link is still up after a short deadline. The app hears when
+    /// the next reading is due, so that it does not connect again before.
     mutating func finish(at now: MonotonicInstant) -> [DriverAction] {
         phase = .disconnecting(reason: "session complete", deadline: now + .seconds(2))
-        return [.write(DexcomProfile.control, Dexcom.DisconnectTx().bytes, withResponse: false)]
+        let pacing = nextSessionTime(at: now).map { [DriverAction.nextSession(notBefore: $0)] } ?? []
+        return pacing + [.write(DexcomProfile.control, Dexcom.DisconnectTx().bytes, withResponse: false)]
     }
 
     var isWaiting: Bool {
@@ -295,7 +347,8 @@ public struct DexcomDriver: TransmitterDriver {
 }
 
 extension DexcomDriver {
-    /// The registry entry: `dexcom [NAME] transmitter-id=8G1234 [backfill-hours=3] [listen-only=true]`.
+    /// The registry entry: `dexcom [NAME] transmitter-id=81H0AB [backfill-hours=3] [listen-only=true]
+    /// [slot=receiver|phone] [calibrate-from-meter=false] [reading-interval=5m]`.
     public static let transmitterType = TransmitterType(
         name: "dexcom",
         summary: "Dexcom G5/G6 transmitter (service F8083532-…, advertised 0xFEBC)",
@@ -306,7 +359,8 @@ extension DexcomDriver {
 
     /// Builds a driver from a configuration line's options, rejecting what cannot work.
     public init(_ configuration: TransmitterConfiguration) throws(TransmitterConfigurationError) {
-        try configuration.rejectUnknownOptions(known: ["transmitter-id", "backfill-hours", "listen-only"])
+        try configuration.rejectUnknownOptions(known: ["transmitter-id", "backfill-hours", "listen-only", "slot", "calibrate-from-meter",
+                                                      "reading-interval"])
         func option(_ key: String) -> String? { configuration.options[key] }
         guard let text = option("transmitter-id") else {
             throw .invalidOption("transmitter-id", value: "", expected: "the 6-character ID printed on the transmitter")
@@ -315,7 +369,12 @@ extension DexcomDriver {
         do {
             id = try Dexcom.TransmitterID(text)
         } catch {
-            throw .invalidOption("transmitter-id", value: text, expected: "6 letters or digits starting with 4 (G5) or 8 (G6): \(error)")
+            let expected = if case .fireflyUnsupported = error {
+                "the ID of a G5 or of a G6 that authenticates with the AES challenge: \(error)"
+            } else {
+                "6 letters or digits starting with 4 (G5) or 8 (G6): \(error)"
+            }
+            throw .invalidOption("transmitter-id", value: text, expected: expected)
         }
         var hours = 3
         if let text = option("backfill-hours") {
@@ -324,15 +383,32 @@ extension DexcomDriver {
             }
             hours = value
         }
-        var listenOnly = false
-        if let text = option("listen-only") {
-            switch text {
-            case "true", "yes", "1": listenOnly = true
-            case "false", "no", "0": listenOnly = false
-            default: throw .invalidOption("listen-only", value: text, expected: "true or false")
+        func flag(_ key: String) throws(TransmitterConfigurationError) -> Bool {
+            switch option(key) {
+            case nil, "false", "no", "0": false
+            case "true", "yes", "1": true
+            case let text?: throw .invalidOption(key, value: text, expected: "true or false")
             }
         }
+        let listenOnly = try flag("listen-only")
+        var slot = Dexcom.Slot.receiver
+        if let text = option("slot") {
+            guard let chosen = Dexcom.Slot(name: text) else {
+                throw .invalidOption("slot", value: text, expected: "\"receiver\" (the default: a phone app uses the other) or \"phone\"")
+            }
+            slot = chosen
+        }
+        let calibrate = try flag("calibrate-from-meter")
+        if calibrate && listenOnly {
+            throw .invalidOption("calibrate-from-meter", value: "true", expected: "false with listen-only = true: a listener never writes to the transmitter")
+        }
+        let interval = try configuration.duration("reading-interval", default: .seconds(300))
+        guard interval >= .seconds(5), interval <= .seconds(900) else {
+            throw .invalidOption("reading-interval", value: configuration.options["reading-interval"] ?? "",
+                                 expected: "a duration from 5s to 15m (every G5 and G6 measures every 5m, the default)")
+        }
         self.init(device: configuration.device,
-                  configuration: Configuration(transmitterID: id, backfillHours: hours, listenOnly: listenOnly))
+                  configuration: Configuration(transmitterID: id, backfillHours: hours, listenOnly: listenOnly,
+                                               slot: slot, calibrateFromMeter: calibrate, readingInterval: interval))
     }
 }

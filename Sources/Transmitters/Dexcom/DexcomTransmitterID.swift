@@ -2,7 +2,7 @@ import Crypto
 import _CryptoExtras
 
 extension Dexcom {
-    /// A 6-character transmitter ID as printed on the transmitter, e.g. `8G1234`
+    /// A 6-character transmitter ID as printed on the transmitter, e.g. `81H0AB`
     /// (protocols.md §1.1): `4…` is a G5, `8…` a G6 (xdrip-js lib/transmitter.js).
     ///
     /// The ID is also the authentication secret: the AES-128 key is the ASCII of
@@ -29,8 +29,17 @@ extension Dexcom {
             case UInt8(ascii: "8"): generation = .g6
             default: throw .unknownGeneration(text)
             }
+            if Self.fireflyPrefixes.contains(String(upper.prefix(2))) { throw .fireflyUnsupported(text) }
             rawValue = upper
         }
+
+        /// G6 IDs starting 8G, 8H, 8J, 8L or 8R are "Firefly" ("G6+") transmitters (xdrip-js
+        /// lib/transmitter.js; xdripswift CGMG5Transmitter `scaleRawValue`), whose later
+        /// firmware authenticates with an EC J-PAKE exchange instead of the AES challenge
+        /// this driver speaks (docs/dexcom.md "Which transmitters"). Accepting one would only
+        /// fail at the first connection, as "Unable to parse auth challenge" did for users of
+        /// CGMBLEKit and xdrip-js, so the configuration refuses it.
+        public static let fireflyPrefixes: Set<String> = ["8G", "8H", "8J", "8L", "8R"]
 
         /// The advertised local name: "Dexcom" and the ID's last two characters
         /// (CGMBLEKit Transmitter.swift `shouldConnectPeripheral`, suffix(2)).
@@ -69,12 +78,15 @@ extension Dexcom {
         case wrongLength(String)
         case invalidCharacters(String)
         case unknownGeneration(String)
+        case fireflyUnsupported(String)
 
         public var description: String {
             switch self {
             case let .wrongLength(text): "transmitter ID \"\(text)\" must have exactly 6 characters"
             case let .invalidCharacters(text): "transmitter ID \"\(text)\" may hold only letters and digits"
             case let .unknownGeneration(text): "transmitter ID \"\(text)\" starts with neither 4 (G5) nor 8 (G6)"
+            case let .fireflyUnsupported(text):
+                "transmitter ID \"\(text)\" is a Firefly G6 (IDs starting 8G, 8H, 8J, 8L or 8R), which pairs with an EC J-PAKE exchange that Vigil does not speak yet"
             }
         }
     }

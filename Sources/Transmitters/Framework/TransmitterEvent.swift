@@ -29,6 +29,8 @@ public enum TransmitterEvent: Hashable, Sendable, CustomStringConvertible {
     /// A value arrived but could not be decoded. Logged and counted, never dropped silently.
     case malformedValue(BluetoothUUID, reason: String)
     case operationFailed(GATTOperation, OperationFailure)
+    /// What became of a fingerstick offered to this transmitter as a calibration point.
+    case calibration(CalibrationReport)
 
     public var description: String {
         switch self {
@@ -46,6 +48,7 @@ public enum TransmitterEvent: Hashable, Sendable, CustomStringConvertible {
         case let .incompatible(reason): "incompatible: \(reason)"
         case let .malformedValue(uuid, reason): "malformed value on \(uuid): \(reason)"
         case let .operationFailed(operation, failure): "\(operation) failed: \(failure)"
+        case let .calibration(report): "\(report)"
         }
     }
 }
@@ -61,6 +64,37 @@ public enum BluetoothState: Hashable, Sendable, CustomStringConvertible {
         case .poweredOn: "on"
         case .poweredOff: "off"
         case let .unavailable(reason): "unavailable (\(reason))"
+        }
+    }
+}
+
+/// A fingerstick offered to a transmitter as a calibration point, and what became of it: the
+/// transmitter took it, or it was not used and why. Never dropped without one of these.
+public struct CalibrationReport: Hashable, Sendable, CustomStringConvertible {
+    public enum Outcome: Hashable, Sendable {
+        /// Taken: by the transmitter (Dexcom 0x35 accepted) or by the driver's own calibration.
+        case accepted(detail: String)
+        /// Not used, with the reason (out of range, too old, refused by the transmitter, ...).
+        case notUsed(reason: String)
+    }
+
+    public var reference: GlucoseConcentration
+    /// When the blood was taken.
+    public var takenAt: MonotonicInstant
+    public var outcome: Outcome
+
+    public init(reference: GlucoseConcentration, takenAt: MonotonicInstant, outcome: Outcome) {
+        self.reference = reference
+        self.takenAt = takenAt
+        self.outcome = outcome
+    }
+
+    public var isAccepted: Bool { if case .accepted = outcome { true } else { false } }
+
+    public var description: String {
+        switch outcome {
+        case let .accepted(detail): "calibration \(reference) accepted\(detail.isEmpty ? "" : ": \(detail)")"
+        case let .notUsed(reason): "calibration \(reference) not used: \(reason)"
         }
     }
 }

@@ -46,11 +46,18 @@ extension ApplianceSession {
         return true
     }
 
-    /// The readings of an event, dated by the pair of clock readings given. A reading the
+    /// The readings of an event (and a calibration a transmitter accepted), dated by the pair
+    /// of clock readings given. A reading the
     /// transmitter dated on its own calendar clock (a meter's records) is stored without a
     /// reception instant: the board's clock being set later re-dates what the board's clock
     /// dated, never what the meter's did.
     mutating func recordReadings(of event: ApplianceEvent, monotonicNow now: MonotonicInstant, wallNow: WallClockTime) {
+        if case let .transmitter(device, _, .calibration(report)) = event, report.isAccepted {
+            // The calibrations a transmitter took, dated when the blood was taken.
+            record(.calibration(Calibration(device: device, glucose: report.reference, wallTime: wallNow - (now - report.takenAt)),
+                                receivedAt: now))
+            return
+        }
         guard case let .readings(_, _, readings) = event else { return }
         var boardDated: [RecordedReading] = [], ownClock: [RecordedReading] = []
         for (reading, row) in zip(readings, event.recordedReadings(monotonicNow: now, wallNow: wallNow)) {

@@ -335,6 +335,9 @@ struct ApplianceSession: HostSession {
             case .bluetooth(.unavailable), .transmitter(_, _, .noData), .transmitter(_, _, .pairingFailed),
                  .transmitter(_, _, .incompatible), .transmitter(_, _, .malformedValue):
                 logger.log(.warning, event.logLine)
+            case .transmitter(_, _, .calibration(let report)):
+                // A fingerstick the person took that was not used: they need to know.
+                logger.log(report.isAccepted ? .notice : .warning, event.logLine)
             default:
                 logger.log(.notice, event.logLine)
             }

@@ -46,7 +46,7 @@ struct DemoCommand: ParsableCommand {
         // reading the session has reached now: two hours of session plus the time since boot.
         let sessionAge: UInt32 = 7_200
         let readingNow = (Double(sessionAge) + Double(SystemClock.monotonicNow().nanoseconds) / 1e9) / Double(SimulatedDexcom.readingInterval)
-        var dexcom = SimulatedDexcom(id: try Dexcom.TransmitterID("8G1234"), sessionAge: sessionAge, cycle: .seconds(30),
+        var dexcom = SimulatedDexcom(id: try Dexcom.TransmitterID("811234"), sessionAge: sessionAge, cycle: .seconds(30),
                                      curve: .recoveringFromLow(atReading: readingNow.rounded(.down)))
         radio.add(dexcom.makePeripheral())
         radio.add(SimulatedDevices.heartRateMonitor(requiresEncryption: true, securityFactory: SMPPeripheralSecurity.factory()))
@@ -57,7 +57,7 @@ struct DemoCommand: ParsableCommand {
         var controller = SimulatedController(radio: radio)
         dexcom.service(&controller.radio, at: now)
         let configurations = [
-            TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "8G1234"]),
+            TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "811234"]),
             TransmitterConfiguration(typeName: "heart-rate", device: "chest-strap"),
             TransmitterConfiguration(typeName: "bthome", device: "fridge"),
         ]

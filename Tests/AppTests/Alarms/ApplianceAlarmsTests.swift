@@ -89,7 +89,7 @@ import Transmitters
     static let start = MonotonicInstant(nanoseconds: 1_000_000_000)
     static let wall = WallClockTime(secondsSinceEpoch: 1_700_000_000)
     static let devices = [
-        TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "8G1234"]),
+        TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "811234"]),
         TransmitterConfiguration(typeName: "heart-rate", device: "strap"),
         TransmitterConfiguration(typeName: "ruuvi", device: "fridge", options: ["out-of-range-minutes": "10"]),
     ]

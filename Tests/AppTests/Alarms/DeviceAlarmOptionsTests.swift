@@ -10,7 +10,7 @@ import Transmitters
     }
 
     @Test func glucoseTransmitterDefaults() throws {
-        let g6 = try Self.options("dexcom", ["transmitter-id": "8G1234"])
+        let g6 = try Self.options("dexcom", ["transmitter-id": "811234"])
         #expect(g6.watch)
         #expect(g6.settings == DeviceAlarmSettings(sensorLife: .seconds(240 * 3600), sensorExpiringWarning: .seconds(24 * 3600),
                                                    batteryLowBelow: Percent(20), batteryLowBelowMillivolts: 3000))

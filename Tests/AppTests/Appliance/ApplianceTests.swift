@@ -176,13 +176,7 @@ struct ApplianceTests {
 
     @Test("a Dexcom G6 authenticates, bonds and delivers glucose on the simulated radio")
     func dexcom() throws {
-        let id = try Dexcom.TransmitterID("8G1234")
-        var sim = SimulatedDexcom(id: id)
-        let peripheral = sim.makePeripheral()
-        let driver = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "8G1234"]))
-        var world = ApplianceWorld(devices: [Appliance.Device(driver: driver)], peripherals: [peripheral])
-        sim.service(&world.controller.radio, at: world.now)
-        world.dexcom = sim
+        var world = try ApplianceWorld.withDexcom()
         world.start()
         world.advance(by: .seconds(660))
         let glucose = world.readings.flatMap { $0 }.compactMap { r -> Double? in
@@ -191,6 +185,32 @@ struct ApplianceTests {
         #expect(!glucose.isEmpty, "events: \(world.events.suffix(20))")
         #expect(glucose.allSatisfy { (40...400).contains($0) })
         #expect(world.events.contains { if case .paired = $0 { true } else { false } })
+    }
+
+    /// A transmitter that stays connectable after its Disconnect (the simulated G6 wakes again
+    /// 2 s later instead of 5 min) was read about once a second, its current reading delivered
+    /// each time. Now each reading is delivered once and the sessions follow the readings.
+    @Test("a Dexcom that stays connectable is read once per reading, not hammered")
+    func aConnectableDexcomIsPaced() throws {
+        var world = try ApplianceWorld.withDexcom(cycle: .seconds(2))
+        world.start()
+        world.advance(by: .seconds(20 * 60))
+        let readings = world.readings.flatMap { $0 }.filter { $0.kind == .glucose }
+        let stamps = readings.compactMap(\.sensorStamp)
+        #expect(stamps.count == readings.count, "every Dexcom reading carries its dex time")
+        #expect(Set(stamps).count == stamps.count, "a reading delivered twice: \(stamps)")
+        // The first session backfills; then one live reading per 5 minutes: 4 in 20 minutes.
+        let live = readings.filter { reading in
+            guard case let .monotonic(at) = reading.time else { return false }
+            return at >= world.now - .seconds(20 * 60 - 60)
+        }
+        #expect((3...5).contains(live.count), "live readings: \(live.count)")
+        let connections = world.events.filter { if case .connecting = $0 { true } else { false } }.count
+        // Two sessions per reading at most (one just before it is due, one just after), where an
+        // unpaced appliance made hundreds.
+        #expect((4...9).contains(connections), "\(connections) connections in 20 min")
+        #expect(world.appliance.deviceStates.first?.1 == "waiting for the next reading" || world.appliance.deviceStates.first?.1 == "searching"
+                || world.appliance.deviceStates.first?.1.hasPrefix("connect") == true)
     }
 
     @Test("a dead controller is reported as Bluetooth unavailable")

@@ -45,7 +45,7 @@ import Testing
 
             [[device]]
             type = "dexcom-g6"
-            transmitter-id = "8G1234"
+            transmitter-id = "811234"
             backfill-minutes = 30
             """)
         #expect(config.bluetooth.transport == .serial(path: "/dev/ttyAMA0", baud: 3_000_000, flowControl: true))
@@ -69,7 +69,7 @@ import Testing
         #expect(dexcom.position == at(20, 1))
         // Per-type keys are kept, with positions, for the transmitter type to validate.
         #expect(dexcom.options == [
-            "transmitter-id": TOML.Value(.string("8G1234"), at: at(22, 18)),
+            "transmitter-id": TOML.Value(.string("811234"), at: at(22, 18)),
             "backfill-minutes": TOML.Value(.integer(30), at: at(23, 20)),
         ])
         #expect(dexcom.optionKeyPositions == ["transmitter-id": at(22, 1), "backfill-minutes": at(23, 1)])

@@ -12,12 +12,12 @@ import Testing
 
     @Test func readsEachKindOfOption() throws {
         let d = try device("""
-            transmitter-id = "8G1234"
+            transmitter-id = "811234"
             backfill = true
             no-data-minutes = 20
             aliases = ["kitchen", 'bedroom']
             """)
-        #expect(try d.stringOption("transmitter-id") == "8G1234")
+        #expect(try d.stringOption("transmitter-id") == "811234")
         #expect(try d.booleanOption("backfill") == true)
         #expect(try d.integerOption("no-data-minutes", in: 5...60) == 20)
         #expect(try d.stringArrayOption("aliases") == ["kitchen", "bedroom"])
@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func unknownOptionsAreReportedAtTheKeyWithSuggestions() throws {
-        let d = try device("transmiter-id = \"8G1234\"\n  colour = \"red\"\n")
+        let d = try device("transmiter-id = \"811234\"\n  colour = \"red\"\n")
         #expect(d.unknownOptionErrors(known: ["transmitter-id"]) == [
             ConfigurationError(.unknownKey(key: "transmiter-id", section: "[[device]]", hint: .didYouMean("transmitter-id")), at: at(3, 1)),
             ConfigurationError(.unknownKey(key: "colour", section: "[[device]]", hint: nil), at: at(4, 3)),

@@ -42,6 +42,17 @@ struct ApplianceWorld {
         appliance = Appliance(devices: devices, remembered: remembered)
     }
 
+    /// A world with one simulated G6 (ID 811234), configured as device "g6". `cycle` is how
+    /// long the transmitter sleeps after a session: 5 minutes for a real one.
+    static func withDexcom(cycle: Duration = .seconds(300)) throws -> ApplianceWorld {
+        var sim = SimulatedDexcom(id: try Dexcom.TransmitterID("811234"), cycle: cycle)
+        let driver = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "811234"]))
+        var world = ApplianceWorld(devices: [Appliance.Device(driver: driver)], peripherals: [sim.makePeripheral()])
+        sim.service(&world.controller.radio, at: world.now)
+        world.dexcom = sim
+        return world
+    }
+
     static func heartRate(pair: Bool = false) throws -> Appliance.Device {
         let driver = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "heart-rate", device: "strap"))
         return Appliance.Device(driver: driver, pair: pair)

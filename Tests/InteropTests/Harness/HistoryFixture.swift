@@ -5,7 +5,7 @@ import Readings
 
 /// A temporary history filled through `HistoryStore`, as `vigil run` fills it: glucose every
 /// 5 minutes from `start` (value 80 + i mod 100 mg/dL, trend flat, sensor time 300·i s) on
-/// `dexcom-8G1234`, and heart rate every minute (60 + i mod 40 bpm) on `polar-h10`. More
+/// `dexcom-811234`, and heart rate every minute (60 + i mod 40 bpm) on `polar-h10`. More
 /// readings than one export page (1000), so paging is exercised end to end.
 final class HistoryFixture {
     /// 2026-11-01T00:00:00Z.
@@ -39,7 +39,7 @@ final class HistoryFixture {
     deinit { try? FileManager.default.removeItem(at: directory) }
 
     static func glucose(_ i: Int) -> RecordedReading {
-        RecordedReading(device: "dexcom-8G1234",
+        RecordedReading(device: "dexcom-811234",
                         value: .glucose(GlucoseConcentration(milligramsPerDeciliter: Double(80 + i % 100)), trend: .flat),
                         wallTime: start + .seconds(Int64(i) * 300), sensorStamp: SensorStamp(run: "", count: Int64(i) * 300))
     }

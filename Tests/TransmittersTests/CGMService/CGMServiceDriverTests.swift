@@ -46,8 +46,15 @@ import Wire
                        trend: trend.map { .init(raw: $0) }, hasE2ECRC: crc).encoded
     }
 
+    /// A reading as the driver emits it: dated by the session start (read at 2026-11-22
+    /// 04:00Z) plus its offset, and stamped with both, the record's identity in its session.
     static func glucose(_ mgdl: Double, trend: TrendDirection? = nil, _ time: Reading.Time) -> DriverAction {
-        .emit(.reading(Reading(device: "cgm", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: mgdl), trend: trend), time: time)))
+        var stamp: SensorStamp?
+        if case let .wallClock(wall) = time {
+            stamp = SensorStamp(run: "2026-11-22T04:00:00.000Z", count: (wall.secondsSinceEpoch - startUTC) / 60)
+        }
+        return .emit(.reading(Reading(device: "cgm", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: mgdl), trend: trend),
+                                      time: time, sensorStamp: stamp)))
     }
 
     static func wall(_ offsetMinutes: Int64) -> Reading.Time { .wallClock(WallClockTime(secondsSinceEpoch: startUTC + offsetMinutes * 60)) }

@@ -8,10 +8,10 @@ struct DexcomAuthMessagesTests {
         let token: [UInt8] = [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF]
         let request = Dexcom.AuthRequestTx(token: token)
         #expect(request.bytes == [UInt8](hex: "01 01 23 45 67 89 ab cd ef 02"))
-        #expect(Dexcom.AuthRequestTx(token: token, slot: .alternate).bytes.last == 0x01)
+        #expect(Dexcom.AuthRequestTx(token: token, slot: .receiver).bytes.last == 0x01)
         let decoded = try Dexcom.AuthRequestTx(decoding: request.bytes)
         #expect(decoded.token == token)
-        #expect(decoded.slot == .standard)
+        #expect(decoded.slot == .phone)
     }
 
     @Test func authChallengeRx() throws {

@@ -47,7 +47,11 @@ extension DexcomDriverTests {
         let frames = Dexcom.BackfillBuffer.frames(records: [])
         for frame in frames { _ = h.send(.value(Self.backfill, frame, origin: .notification)) }
         let rx = Dexcom.BackfillRx(startTime: 1_000, endTime: 10_000, bufferLength: 6, bufferCRC: CRC16.xmodem(frames.joined()))
-        #expect(h.indicate(rx.bytes) == [.write(Self.control, [0x09], withResponse: false)])
+        // After the backfill, what is good to know; then the session ends, paced.
+        #expect(h.indicate(rx.bytes) == [.write(Self.control, Dexcom.ControlRequest.sensor.bytes, withResponse: true)])
+        let rest = h.answerTheRest(firstSession: true)
+        #expect(rest.last == Self.disconnectTx)
+        #expect(Self.nextSession(rest) != nil)
         _ = h.send(.disconnected(reason: "remote"))
     }
 
@@ -64,7 +68,9 @@ extension DexcomDriverTests {
         let t = h.now  // the time reply arrived "now" with current time 12000
         #expect(times.first == .monotonic(t - .seconds(1_700)))
         #expect(Self.readings(backfill).first?.value == .glucose(GlucoseConcentration(milligramsPerDeciliter: 105), trend: .flat))
-        #expect(backfill.last == .write(Self.control, [0x09], withResponse: false))
+        // Every backfilled reading carries its dex time: the same reading backfilled again is one.
+        #expect(Self.readings(backfill).map(\.sensorStamp?.count) == [10_300, 10_900, 11_200, 11_500])
+        #expect(backfill.last == .write(Self.control, Dexcom.ControlRequest.sensor.bytes, withResponse: true))
         #expect(h.driver.unfilledGapStart == nil)
     }
 
@@ -111,7 +117,9 @@ extension DexcomDriverTests {
         #expect(h.driver.nextDeadline == h.now + .seconds(30))
         let actions = h.expire()
         #expect(actions == [.emit(.malformedValue(Self.backfill, reason: "backfill stopped: 1 frame(s) and no completion (0x51) within 30 s")),
-                            .write(Self.control, [0x09], withResponse: false)])
+                            .write(Self.control, Dexcom.ControlRequest.sensor.bytes, withResponse: true)])
+        #expect(h.driver.unfilledGapStart == 1_000)
+        #expect(h.answerTheRest(firstSession: true).last == Self.disconnectTx)
         #expect(h.expire() == [.disconnect(reason: "session complete")])  // the link did not drop by itself
     }
 
@@ -122,7 +130,7 @@ extension DexcomDriverTests {
         _ = h.exchange(currentTime: 10_100, sessionStart: 1_000, glucose: Self.glucose(100, at: 10_000))
         let actions = h.send(.operationFailed(.subscribe(Self.backfill), .attError(code: 0x03)))
         #expect(actions == [.emit(.operationFailed(.subscribe(Self.backfill), .attError(code: 0x03))),
-                            .write(Self.control, [0x09], withResponse: false)])
+                            .write(Self.control, Dexcom.ControlRequest.sensor.bytes, withResponse: true)])
         #expect(h.driver.unfilledGapStart == 1_000)
     }
 

@@ -9,7 +9,7 @@ import Wire
 /// reached by jumping to `nextDeadline`. Message bytes come from the message types, whose
 /// own vectors are in the sibling tests.
 struct DexcomDriverTests {
-    static let id = try! Dexcom.TransmitterID("8G12AB")
+    static let id = try! Dexcom.TransmitterID("8112AB")
     static let token: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
     static let challenge: [UInt8] = [9, 10, 11, 12, 13, 14, 15, 16]
     static let auth = DexcomProfile.authentication
@@ -47,7 +47,8 @@ struct DexcomDriverTests {
         /// Runs authentication to the AuthStatusRx reply and returns the driver's answer to it.
         mutating func authenticate(bonded: Bool) -> [DriverAction] {
             let id = driver.configuration.transmitterID
-            #expect(start() == [.emit(.connected), .write(DexcomDriverTests.auth, [0x01] + token + [0x02], withResponse: true)])
+            // Slot 0x01, the receiver's: a phone app keeps the other (the configuration's default).
+            #expect(start() == [.emit(.connected), .write(DexcomDriverTests.auth, [0x01] + token + [0x01], withResponse: true)])
             #expect(send(.writeCompleted(DexcomDriverTests.auth)) == [.read(DexcomDriverTests.auth)])
             let reply = Dexcom.AuthChallengeRx(tokenHash: id.hash(DexcomDriverTests.token), challenge: DexcomDriverTests.challenge).bytes
             #expect(send(.value(DexcomDriverTests.auth, reply, origin: .read)) == [.write(DexcomDriverTests.auth, [0x04] + id.hash(DexcomDriverTests.challenge), withResponse: true)])
@@ -63,13 +64,21 @@ struct DexcomDriverTests {
             #expect(send(.writeCompleted(DexcomDriverTests.control)) == [])
         }
 
-        /// Answers time, glucose, sensor, calibration, battery (and version on the first
-        /// session); returns every action from the glucose reply onward.
+        /// Answers time and glucose, then (unless a backfill comes next) sensor, calibration,
+        /// battery and, on the first session, the version; returns every action from the
+        /// glucose reply onward.
         mutating func exchange(currentTime: UInt32, sessionStart: UInt32?, glucose: Dexcom.GlucoseRx, firstSession: Bool = true) -> [DriverAction] {
             var actions = indicate(Dexcom.TransmitterTimeRx(currentTime: currentTime, sessionStartTime: sessionStart).bytes)
             #expect(actions.last == .write(DexcomDriverTests.control, Dexcom.ControlRequest.glucoseG6.bytes, withResponse: true))
             actions = indicate(glucose.bytes)
-            actions += indicate(Dexcom.SensorRx(timestamp: glucose.timestamp, raw: .counts(unfiltered: 1000, filtered: 900)).bytes)
+            if case .subscribe(DexcomDriverTests.backfill, _)? = actions.last { return actions }
+            return actions + answerTheRest(firstSession: firstSession)
+        }
+
+        /// Answers what a session asks after the glucose and the backfill: sensor, calibration
+        /// data, battery and, on the first session, the version.
+        mutating func answerTheRest(firstSession: Bool) -> [DriverAction] {
+            var actions = indicate(Dexcom.SensorRx(timestamp: 1, raw: .counts(unfiltered: 1000, filtered: 900)).bytes)
             actions += indicate(Dexcom.withCRC([UInt8](hex: "33002b290090012900ae00800050e9290000")))
             actions += indicate([UInt8](hex: "23 00 3c 01 2f 01 cd 02 1f 24 7b ae"))
             if firstSession {
@@ -92,6 +101,13 @@ struct DexcomDriverTests {
         actions.compactMap { if case .emit(let e) = $0 { e } else { nil } }
     }
 
+    static let disconnectTx = DriverAction.write(control, [0x09], withResponse: false)
+
+    /// When the session said the next one is due, if it did.
+    static func nextSession(_ actions: [DriverAction]) -> MonotonicInstant? {
+        actions.lazy.compactMap { if case .nextSession(let at) = $0 { at } else { nil } }.first
+    }
+
     // MARK: - Whole sessions
 
     @Test func bondedSessionWithoutGapEndsWithDisconnect() {
@@ -110,7 +126,10 @@ struct DexcomDriverTests {
         #expect(events.contains(.info(TransmitterInfo(sensorState: "ok"))))
         #expect(events.contains(.info(TransmitterInfo(hardware: "battery A 3.16 V, B 3.03 V, 717 Ω, 31 days, 36 °C"))))
         #expect(events.contains(.info(TransmitterInfo(model: "Dexcom G6", firmware: "1.6.5.25 (Bluetooth 4.0.0.1, hardware 2)"))))
-        #expect(actions.last == .write(Self.control, [0x09], withResponse: false))
+        #expect(actions.last == Self.disconnectTx)
+        // The next reading is due 5 min after this one (dex 9990, t0 − 10 s); Vigil looks 30 s ahead.
+        #expect(Self.nextSession(actions) == t0 - .seconds(10) + .seconds(300 - 30))
+        #expect(readings.first?.sensorStamp == SensorStamp(run: "8112AB", count: 9_990))
         #expect(h.driver.lastSensor?.raw == .counts(unfiltered: 1000, filtered: 900))
         #expect(h.driver.lastCalibration?.glucoseMilligramsPerDeciliter == 128)
         #expect(h.send(.writeCompleted(Self.control)) == [])  // the transmitter drops the link itself
@@ -170,11 +189,11 @@ struct DexcomDriverTests {
         var h = Harness()
         _ = h.start()
         _ = h.send(.writeCompleted(Self.auth))
-        let wrongID = try! Dexcom.TransmitterID("8G99ZZ")
+        let wrongID = try! Dexcom.TransmitterID("8199ZZ")
         let reply = Dexcom.AuthChallengeRx(tokenHash: wrongID.hash(Self.token), challenge: Self.challenge).bytes
         let actions = h.send(.value(Self.auth, reply, origin: .indication))  // indications are accepted too
         #expect(actions == [
-            .emit(.incompatible(reason: "transmitter ID mismatch: the transmitter did not answer our token with the hash for ID 8G12AB")),
+            .emit(.incompatible(reason: "transmitter ID mismatch: the transmitter did not answer our token with the hash for ID 8112AB")),
             .disconnect(reason: "transmitter ID mismatch"),
         ])
         #expect(h.send(.disconnected(reason: "local")) == [.emit(.disconnected(reason: "local"))])
@@ -267,6 +286,91 @@ struct DexcomDriverTests {
         #expect(actions.last == .write(Self.control, Dexcom.ControlRequest.sensor.bytes, withResponse: true))
     }
 
+    // MARK: - Requests that are good to know, not needed
+
+    /// A transmitter that never answers CalibrationDataTx (0x32) costs that answer only: the
+    /// session asks the battery next and ends normally, the glucose already out.
+    @Test func anUnansweredOptionalRequestCostsOnlyItsAnswer() {
+        var h = Harness(hours: 0)
+        _ = h.authenticate(bonded: true)
+        h.encryptAndSubscribe()
+        _ = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
+        let live = h.indicate(Self.glucose(123, at: 9_990).bytes)
+        #expect(Self.readings(live).count == 1)
+        #expect(live.last == .write(Self.control, Dexcom.ControlRequest.sensor.bytes, withResponse: true))
+        #expect(h.indicate(Dexcom.SensorRx(timestamp: 9_990, raw: .counts(unfiltered: 1000, filtered: 900)).bytes)
+            == [.write(Self.control, Dexcom.ControlRequest.calibrationData.bytes, withResponse: true)])
+        let silence = h.expire()
+        #expect(silence == [.emit(.operationFailed(.write(Self.control), .other("no reply to CalibrationDataTx (0x32) within 10 s; going on without it"))),
+                            .write(Self.control, Dexcom.ControlRequest.battery.bytes, withResponse: true)])
+        // Its late answer is still decoded, and does not move the session on.
+        #expect(h.indicate(Dexcom.withCRC([UInt8](hex: "33002b290090012900ae00800050e9290000"))) == [])
+        #expect(h.driver.lastCalibration?.glucoseMilligramsPerDeciliter == 128)
+        var rest = h.indicate([UInt8](hex: "23 00 3c 01 2f 01 cd 02 1f 24 7b ae"))
+        rest += h.indicate(Dexcom.VersionRx(firmware: [1, 6, 5, 25], bluetoothFirmware: [4, 0, 0, 1], hardwareRevision: 2,
+                                           otherFirmware: [0, 0, 0], asic: 0x4321).bytes)
+        #expect(rest.last == Self.disconnectTx)
+        #expect(Self.nextSession(rest) != nil)
+    }
+
+    /// The glucose and the clock are what a session is for: silence there is a failure, with
+    /// no pacing, so the app retries with its back-off.
+    @Test func anUnansweredGlucoseRequestEndsTheSession() {
+        var h = Harness(hours: 0)
+        _ = h.authenticate(bonded: true)
+        h.encryptAndSubscribe()
+        _ = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
+        let actions = h.expire()
+        #expect(actions == [.emit(.operationFailed(.write(Self.control), .other("no reply to GlucoseTx G6 (0x4E) within 10 s"))),
+                            .disconnect(reason: "no reply to GlucoseTx G6 (0x4E) within 10 s")])
+        #expect(Self.nextSession(actions) == nil)
+    }
+
+    // MARK: - Pacing and readings read again
+
+    /// A transmitter that stays connectable serves its current reading at every connection:
+    /// it is delivered once, and the next session is paced by the reading interval, then, while
+    /// nothing new comes, by a back-off that doubles up to the interval.
+    @Test func aReadingReadAgainIsNotDeliveredAgainAndSessionsArePaced() {
+        var h = Harness(hours: 0)
+        _ = h.authenticate(bonded: true)
+        h.encryptAndSubscribe()
+        let t0 = h.now
+        let first = h.exchange(currentTime: 10_000, sessionStart: 4_000, glucose: Self.glucose(123, at: 9_990))
+        #expect(Self.readings(first).count == 1)
+        #expect(Self.nextSession(first) == t0 + .seconds(260))  // (9990 + 300 − 30) − 10000 s from t0
+        _ = h.send(.disconnected(reason: "remote"))
+        var delays: [Duration] = []
+        for round in 1...5 {
+            h.advance(.seconds(2))
+            _ = h.authenticate(bonded: true)
+            h.encryptAndSubscribe()
+            let again = h.exchange(currentTime: 10_000 + UInt32(2 * round), sessionStart: 4_000, glucose: Self.glucose(123, at: 9_990), firstSession: false)
+            #expect(Self.readings(again).isEmpty, "round \(round): the same dex time again")
+            delays.append((Self.nextSession(again) ?? h.now) - h.now)
+            _ = h.send(.disconnected(reason: "remote"))
+        }
+        // Before the reading is due, 15 s after it is; once it is overdue with nothing new, 30 s doubling.
+        #expect(delays.first == .seconds(290 + 15 - 2))
+        h.advance(.seconds(300))
+        _ = h.authenticate(bonded: true)
+        h.encryptAndSubscribe()
+        let late = h.exchange(currentTime: 10_320, sessionStart: 4_000, glucose: Self.glucose(123, at: 9_990), firstSession: false)
+        let stale1 = (Self.nextSession(late) ?? h.now) - h.now
+        _ = h.send(.disconnected(reason: "remote"))
+        _ = h.authenticate(bonded: true)
+        h.encryptAndSubscribe()
+        let stale2 = (Self.nextSession(h.exchange(currentTime: 10_321, sessionStart: 4_000, glucose: Self.glucose(123, at: 9_990), firstSession: false)) ?? h.now) - h.now
+        #expect([stale1, stale2] == [.seconds(30), .seconds(60)])
+        _ = h.send(.disconnected(reason: "remote"))
+        // A new reading: delivered, stamped, and the pacing starts over from it.
+        _ = h.authenticate(bonded: true)
+        h.encryptAndSubscribe()
+        let fresh = h.exchange(currentTime: 10_330, sessionStart: 4_000, glucose: Self.glucose(125, at: 10_290), firstSession: false)
+        #expect(Self.readings(fresh).map(\.sensorStamp) == [SensorStamp(run: "8112AB", count: 10_290)])
+        #expect((Self.nextSession(fresh) ?? h.now) - h.now == .seconds(10_290 + 300 - 30 - 10_330))
+    }
+
     @Test func unusableStateIsInfoNotGlucose() {
         var h = Harness(hours: 0)
         _ = h.authenticate(bonded: true)
@@ -290,6 +394,37 @@ struct DexcomDriverTests {
 
     // MARK: - Configuration
 
+    // MARK: - Slots and Firefly IDs
+
+    @Test func theSlotIsConfigurable() throws {
+        var phone = Harness(hours: 0)
+        phone.driver = try DexcomDriver(TransmitterConfiguration(parsing: "dexcom cgm transmitter-id=8112AB slot=phone"))
+        #expect(phone.driver.configuration.slot == .phone)
+        let receiver = try DexcomDriver(TransmitterConfiguration(parsing: "dexcom cgm transmitter-id=8112AB slot=receiver"))
+        #expect(receiver.configuration.slot == .receiver)
+        #expect(try DexcomDriver(TransmitterConfiguration(parsing: "dexcom cgm transmitter-id=8112AB")).configuration.slot == .receiver)
+        let actions = phone.driver.start(Self.services, at: phone.now)
+        guard case let .write(_, bytes, _)? = actions.last else {
+            Issue.record("no AuthRequestTx in \(actions)")
+            return
+        }
+        #expect(bytes.last == 0x02)  // xDrip endByteStd: the phone slot
+    }
+
+    /// Firefly G6 IDs (8G, 8H, 8J, 8L, 8R) are refused with the reason, the README's old
+    /// example among them.
+    @Test(arguments: ["8G1234", "8H5678", "8j90ab", "8LABCD", "8R0000"])
+    func fireflyIDsAreRefusedWithTheReason(_ id: String) {
+        #expect(throws: Dexcom.TransmitterIDError.fireflyUnsupported(id)) { try Dexcom.TransmitterID(id) }
+        do {
+            _ = try DexcomDriver(TransmitterConfiguration(parsing: "dexcom transmitter-id=\(id)"))
+            Issue.record("\(id) was accepted")
+        } catch {
+            #expect("\(error)".contains("Firefly"))
+            #expect("\(error)".contains("J-PAKE"))
+        }
+    }
+
     @Test func configuration() throws {
         let driver = try DexcomDriver(TransmitterConfiguration(parsing: "dexcom cgm transmitter-id=4abc12 backfill-hours=24 listen-only=true"))
         #expect(driver.configuration.transmitterID.rawValue == "4ABC12")
@@ -297,13 +432,13 @@ struct DexcomDriverTests {
         #expect(driver.configuration.backfillHours == 24)
         #expect(driver.configuration.listenOnly)
         #expect(driver.device == DeviceID("cgm"))
-        let defaults = try DexcomDriver(TransmitterConfiguration(parsing: "dexcom transmitter-id=8G12AB"))
+        let defaults = try DexcomDriver(TransmitterConfiguration(parsing: "dexcom transmitter-id=8112AB"))
         #expect(defaults.configuration.backfillHours == 3)
         #expect(!defaults.configuration.listenOnly)
-        #expect(try TransmitterRegistry.builtIn.makeDriver(configurationLine: "dexcom transmitter-id=8G12AB").device == DeviceID("dexcom"))
+        #expect(try TransmitterRegistry.builtIn.makeDriver(configurationLine: "dexcom transmitter-id=8112AB").device == DeviceID("dexcom"))
         // `vigil run` hands TOML strings over unquoted (`TOML.Value.plainText`); quotes are not an ID.
         #expect(throws: TransmitterConfigurationError.self) {
-            try DexcomDriver(TransmitterConfiguration(typeName: "dexcom", options: ["transmitter-id": "\"8G12AB\""]))
+            try DexcomDriver(TransmitterConfiguration(typeName: "dexcom", options: ["transmitter-id": "\"8112AB\""]))
         }
     }
 
@@ -311,10 +446,13 @@ struct DexcomDriverTests {
         "dexcom",
         "dexcom transmitter-id=123456",
         "dexcom transmitter-id=8G123",
-        "dexcom transmitter-id=8G12AB backfill-hours=25",
-        "dexcom transmitter-id=8G12AB backfill-hours=-1",
-        "dexcom transmitter-id=8G12AB listen-only=maybe",
-        "dexcom transmitter-id=8G12AB colour=blue",
+        "dexcom transmitter-id=8112AB backfill-hours=25",
+        "dexcom transmitter-id=8112AB backfill-hours=-1",
+        "dexcom transmitter-id=8112AB listen-only=maybe",
+        "dexcom transmitter-id=8112AB colour=blue",
+        "dexcom transmitter-id=8112AB slot=both",
+        "dexcom transmitter-id=8112AB calibrate-from-meter=perhaps",
+        "dexcom transmitter-id=8112AB listen-only=true calibrate-from-meter=true",
     ])
     func configurationRejects(_ line: String) {
         #expect(throws: TransmitterConfigurationError.self) { try TransmitterRegistry.builtIn.makeDriver(configurationLine: line) }
