@@ -103,6 +103,8 @@ class Transmitter:
         self.readvertising: asyncio.Task | None = None
         # --drop-at: handshake steps where the link is dropped, each once, in any order met.
         self.drops_pending = [step for step in args.drop_at.split(",") if step]
+        # --ignore: Control opcodes this transmitter never answers (as one seen with 0x32).
+        self.ignored = {int(op, 16) for op in args.ignore.split(",") if op}
 
         config = DeviceConfiguration()
         config.name = self.name
@@ -205,6 +207,9 @@ class Transmitter:
         if step and self.drop_here(connection, step):
             return
         if opcode == 0x01 and len(value) == 10:
+            # The last byte picks one of the transmitter's two display slots (xDrip
+            # AuthRequestTxMessage endByteStd 0x02, endByteAlt 0x01; xdrip-js "receiver channel").
+            emit({"event": "auth-request", "slot": {0x01: "receiver", 0x02: "phone"}.get(value[9], f"0x{value[9]:02x}")})
             self.token = value[1:9]
             self.challenge = os.urandom(8)
             key_id = self.args.answer_as or self.id
@@ -246,6 +251,9 @@ class Transmitter:
         if len(value) < 3 or crc16_xmodem(value[:-2]) != struct.unpack("<H", value[-2:])[0]:
             emit({"event": "bad-control-crc", "hex": value.hex()})
             return
+        if value[0] in self.ignored:
+            emit({"event": "ignored-control", "hex": value.hex()})  # --ignore: never answered
+            return
         asyncio.get_running_loop().create_task(self.answer(connection, value))
 
     async def answer(self, connection: Connection, value: bytes) -> None:
@@ -253,7 +261,13 @@ class Transmitter:
             await asyncio.sleep(0.01)  # after the Write Response, as a real transmitter does
             opcode = value[0]
             now = self.dex_now()
-            if opcode == 0x24:
+            if opcode == 0x34 and len(value) == 9:
+                # CalibrateGlucose: glucose u16, time u32 (dex s); answered 35 status result.
+                mgdl, when = struct.unpack("<HI", value[1:7])
+                reply = with_crc(bytes([0x35, 0, self.args.calibration_result]))
+                await self.indicate(connection, reply, {"sent": "calibration-result", "mgdl": mgdl, "dexTime": when,
+                                                        "result": self.args.calibration_result})
+            elif opcode == 0x24:
                 reply = with_crc(struct.pack("<BBIII", 0x25, 0, now, self.session_start(), 1))
                 await self.indicate(connection, reply, {"sent": "time", "dexTime": now,
                                                         "sessionStart": self.session_start()})
@@ -389,6 +403,8 @@ async def main() -> None:
     parser.add_argument("--bad-crc", action="store_true", help="corrupt the CRC of every glucose reply")
     parser.add_argument("--truncate-backfill", action="store_true", help="drop the last backfill frame")
     parser.add_argument("--glucose-mgdl", type=int, help="serve this glucose for every reading (flat trend)")
+    parser.add_argument("--ignore", default="", help="Control opcodes never answered, hex, comma-separated (e.g. 32)")
+    parser.add_argument("--calibration-result", type=int, default=0, help="result byte of the 0x35 answer to 0x34")
     parser.add_argument("--drop-at", default="",
                         help="comma-separated handshake steps where the rig drops the link once: "
                              + ", ".join(DROP_STEPS))
