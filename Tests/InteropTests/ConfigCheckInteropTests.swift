@@ -30,6 +30,9 @@ extension Interop {
                 ("[bluetooth]\nhci = \"hci0\"\nbogus = 1\n", ":3:1: unknown key \"bogus\" in [bluetooth]"),
                 ("[[device]]\ntype = \"heart-rate\"\nheart-rate-hgh = 170\n", ":1: unknown option \"heart-rate-hgh\" for heart-rate"),
                 ("[face]\nboard = \"generic\"\n", "[face]"),
+                // A Firefly G6 (ID 8G...): refused with the reason, not at the first connection.
+                ("[[device]]\ntype = \"dexcom\"\ntransmitter-id = \"8G1234\"\n", "is a Firefly G6 (IDs starting 8G, 8H, 8J, 8L or 8R), which pairs with an EC J-PAKE exchange"),
+                ("[[device]]\ntype = \"dexcom\"\ntransmitter-id = \"81H0AB\"\nslot = \"both\"\n", "option slot=both"),
             ] {
                 let config = try Self.file(text)
                 defer { try? FileManager.default.removeItem(atPath: config) }
