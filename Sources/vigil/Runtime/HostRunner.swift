@@ -87,6 +87,7 @@ final class HostRunner {
                 // work (the history's transaction) is not skipped for the last turn.
                 drain(&session, at: now)
                 session.endOfTurn(at: now)
+                session.inputEnded(at: now)
                 return session.exitCode
             }
             if let at = reopenAt, now >= at {

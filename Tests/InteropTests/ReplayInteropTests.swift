@@ -4,11 +4,12 @@ import Testing
 import Wire
 
 extension Interop {
-    /// `vigil scan --hci btsnoop:FILE --json` on captures written here in the btsnoop format
+    /// Commands on `--hci btsnoop:FILE`, with captures written here in the btsnoop format
     /// (datalink 1002): one taken from the controller's power-on, its start-up answers first,
-    /// and one taken while the adapter was already up, which holds none. Contract: the run ends
-    /// by itself at the last record with exit 0, and both captures print the same devices.
-    @Suite struct ScanReplayInteropTests {
+    /// and one taken while the adapter was already up, which holds none. Contract: every
+    /// command ends by itself at the last record; `vigil scan --json` with exit 0 and the same
+    /// devices from both captures.
+    @Suite struct ReplayInteropTests {
         static let deviceCount = 24
         static let reportCount = 20_000
         /// btsnoop time of the first record: 2026-01-01 in microseconds since the Unix epoch.
@@ -106,17 +107,23 @@ extension Interop {
             return w.bytes
         }
 
-        static func scan(_ capture: [UInt8], arguments: [String] = []) throws -> ChildProcessResult {
+        /// Runs `vigil ARGUMENTS --hci btsnoop:CAPTURE --state-dir …`, the capture and the state
+        /// in a directory of their own.
+        static func replay(_ capture: [UInt8], _ arguments: [String]) throws -> ChildProcessResult {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-replay-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let path = directory.appendingPathComponent("capture.btsnoop").path
             try Data(capture).write(to: URL(fileURLWithPath: path))
-            // Generous: a debug build takes well under a second; the timeout only catches a run
+            // Generous: a debug build takes a second or two; the timeout only catches a run
             // that does not end by itself.
             return try VigilProcess().run(
-                ["scan", "--hci", "btsnoop:\(path)", "--json", "--state-dir", directory.appendingPathComponent("state").path] + arguments,
+                arguments + ["--hci", "btsnoop:\(path)", "--state-dir", directory.appendingPathComponent("state").path],
                 timeout: .seconds(120))
+        }
+
+        static func scan(_ capture: [UInt8], arguments: [String] = []) throws -> ChildProcessResult {
+            try replay(capture, ["scan", "--json"] + arguments)
         }
 
         @Test func bothCapturesEndAtTheLastRecordAndPrintTheSameDevices() throws {
@@ -154,6 +161,26 @@ extension Interop {
             // Stopped before the first batch was read: nothing decoded, no end of capture.
             #expect(result.stdoutText.isEmpty)
             #expect(!result.stderrText.contains("the capture ended"), "\(result.stderrText)")
+        }
+
+        @Test func theApplianceEndsAtTheLastRecordToo() throws {
+            let capture = Self.capture(withStartUp: false)
+            let config = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-replay-\(UUID().uuidString).conf")
+            try "[face]\nbackend = \"none\"\n\n[[device]]\ntype = \"heart-rate\"\n".write(to: config, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: config) }
+            let result = try Self.replay(capture, ["run", "--config", config.path, "--status-socket", ""])
+            try #require(!result.timedOut && result.exitCode == 0, "\(result.summary)")
+            #expect(result.stderrText.contains("the capture ended after \(Self.reportCount) records"), "\(result.stderrText.suffix(2_000))")
+        }
+
+        @Test func gattSaysTheCaptureEndedRatherThanThatItGaveUp() throws {
+            // The devices advertise, but the capture holds no connection to any of them.
+            let device = Self.devices[1]
+            let result = try Self.replay(Self.capture(withStartUp: true), ["gatt", device.addressText, "--timeout", "100"])
+            try #require(!result.timedOut, "\(result.summary)")
+            #expect(result.exitCode == 1)
+            #expect(result.stderrText.contains("vigil gatt: the capture ended before the database was read"), "\(result.stderrText.suffix(2_000))")
+            #expect(!result.stderrText.contains("gave up"), "\(result.stderrText.suffix(2_000))")
         }
     }
 }
