@@ -51,6 +51,23 @@ struct Subprocess {
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
+    /// Waits for the child at most `timeout`; its exit status, or nil if it is still running
+    /// (a benchmark must report a run that never ends, not hang with it).
+    func wait(timeout: Duration) -> Int32? {
+        let deadline = SystemClock.monotonicNow() + timeout
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid {
+                let signal = status & 0x7F
+                return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            }
+            if reaped < 0 && errno != EINTR { return -1 }
+            if SystemClock.monotonicNow() >= deadline { return nil }
+            IdleBenchmark.sleepMilliseconds(10)
+        }
+    }
+
     /// Whether the child has already exited (reaps it if so).
     func hasExited() -> Bool {
         var status: Int32 = 0

@@ -13,19 +13,21 @@ import Platform
 //   vigil-bench resident [--resident-notifications N] [--vigil PATH]
 //   vigil-bench alarm-latency [--crossings N]
 //   vigil-bench history [--glucose-rows N] [--heart-rate-rows N] [--batch N]
+//   vigil-bench replay  [--count N] [--vigil PATH]
 //   vigil-bench soak [--hours N] [--json]   (not part of the all-benchmarks run: scripts/bench/run.sh adds it)
 //   common: --repo DIR (where scripts/ and Tests/Rigs/ are; default: the current directory)
 // Exit status 1 if any checked figure fails, 2 for a usage error. Skipped figures (a missing
 // tool or binary) are reported as skipped, never as passes.
 
 let usage = """
-    usage: vigil-bench [adverts|memory|idle|resident|alarm-latency|history|soak] [options]
+    usage: vigil-bench [adverts|memory|idle|resident|alarm-latency|history|replay|soak] [options]
       adverts  --count N (1000000)  --file PATH (where the capture is written)  --bumble-limit N (100000)
       memory   --notifications N (100000)  --advertisers N (20)  --interval-ms N (1000)
       idle     --seconds N (30)  --warm-up N (5)  --vigil PATH (.build/release/vigil)
       resident --resident-notifications N (100000)  --vigil PATH
       alarm-latency  --crossings N (1000)
       history  --glucose-rows N (105120)  --heart-rate-rows N (604800)  --batch N (1000)
+      replay   --count N (1000000)  --vigil PATH (.build/release/vigil)
       soak     --hours N (24)  --json  --advertisers N (40)
       any      --repo DIR (.)
     """
@@ -38,6 +40,7 @@ var idle = IdleBenchmark.Options()
 var resident = ResidentBenchmark.Options()
 var alarmLatency = AlarmLatencyBenchmark.Options()
 var history = HistoryBenchmark.Options()
+var replay = ReplayBenchmark.Options()
 
 func fail(_ message: String) -> Never {
     StandardError.write("vigil-bench: \(message)\n\(usage)")
@@ -80,8 +83,10 @@ while index < arguments.count {
     let value = index + 1 < arguments.count ? arguments[index + 1] : nil
     var consumed = 2
     switch argument {
-    case "adverts", "memory", "idle", "resident", "alarm-latency", "history": commands.append(argument); consumed = 1
-    case "--count": adverts.count = intValue(argument, value)
+    case "adverts", "memory", "idle", "resident", "alarm-latency", "history", "replay": commands.append(argument); consumed = 1
+    case "--count":
+        adverts.count = intValue(argument, value)
+        replay.count = adverts.count
     case "--file": adverts.file = text(argument, value)
     case "--bumble-limit": adverts.bumbleLimit = intValue(argument, value)
     case "--notifications": memory.notifications = intValue(argument, value)
@@ -92,6 +97,7 @@ while index < arguments.count {
     case "--vigil":
         idle.vigil = text(argument, value)
         resident.vigil = idle.vigil
+        replay.vigil = idle.vigil
     case "--resident-notifications": resident.notifications = intValue(argument, value)
     case "--crossings": alarmLatency.crossings = intValue(argument, value)
     case "--glucose-rows": history.glucoseRows = intValue(argument, value)
@@ -113,7 +119,7 @@ if commands.isEmpty {
     // what another left behind - the decode rate dropped from ~6.0 to ~4.5 M reports/s after
     // the memory run in the same process, and the 70 MB capture would inflate resident memory.
     var collected: [Figure] = []
-    for command in ["adverts", "memory", "idle", "resident", "alarm-latency", "history"] {
+    for command in ["adverts", "memory", "idle", "resident", "alarm-latency", "history", "replay"] {
         let file = "/tmp/vigil-bench-\(getpid())-\(command).figures"
         defer { try? FileSystem.remove(path: file) }
         StandardOutput.flush()
@@ -140,6 +146,7 @@ for command in commands {
     case "resident": figures += ResidentBenchmark.run(resident)
     case "alarm-latency": figures += AlarmLatencyBenchmark.run(alarmLatency)
     case "history": figures += HistoryBenchmark.run(history)
+    case "replay": figures += ReplayBenchmark.run(replay)
     default: figures += IdleBenchmark.run(idle)
     }
     StandardOutput.flush()

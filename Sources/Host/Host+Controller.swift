@@ -89,7 +89,10 @@ extension Host {
         switch event {
         case .commandComplete(let complete):
             guard let pending = commands.answer(opcode: complete.opcode, credits: complete.numCommandPackets) else {
-                if complete.opcode.rawValue != 0 { log(.debug, "Command Complete for \(complete.opcode) that was not pending") }
+                // On a replay every answer is to another host's command: not worth a line each.
+                if complete.opcode.rawValue != 0 && !configuration.replay {
+                    log(.debug, "Command Complete for \(complete.opcode) that was not pending")
+                }
                 return
             }
             commandAnswered(pending.purpose, status: complete.status, returnParameters: complete.returnParameters, at: now)
@@ -227,16 +230,20 @@ extension Host {
         advanceBringUp(after: step, at: now)
     }
 
+    /// Bring-up is over (or, on a replay, not needed): the owner may scan and connect.
+    mutating func becomeReady(at now: MonotonicInstant) {
+        controller = .ready
+        info.staticAddress = configuration.staticAddress
+        acl.configure(packetLength: info.aclPacketLength, totalPackets: info.aclPackets)
+        emit(.controllerReady(info))
+        reconcileScanning()
+        advanceConnector(at: now)
+    }
+
     mutating func advanceBringUp(after step: BringUpStep, at now: MonotonicInstant) {
         guard let next = BringUpStep(rawValue: step.rawValue + 1) else {
-            controller = .ready
-            info.staticAddress = configuration.staticAddress
-            acl.configure(packetLength: info.aclPacketLength, totalPackets: info.aclPackets)
             log(.info, "controller ready: public \(info.publicAddress), using random static \(configuration.staticAddress), LE ACL \(info.aclPackets)×\(info.aclPacketLength) bytes")
-            emit(.controllerReady(info))
-            reconcileScanning()
-            advanceConnector(at: now)
-            return
+            return becomeReady(at: now)
         }
         controller = .bringingUp(next)
         switch next {

@@ -26,6 +26,13 @@ public struct Host: Sendable {
         public var scanInterval: UInt16 = 0x0060
         public var scanWindow: UInt16 = 0x0030
         public var security = SMP.Configuration()
+        /// The capture plays the controller's part (a btsnoop replay): the controller is ready
+        /// at once, the owner's commands are never sent and count as answered with success,
+        /// and answers in the capture to commands this host never sent are ignored. A capture
+        /// taken while the adapter was already up holds no bring-up answers, and one that holds
+        /// them answered another host's commands in another order: waiting for either would
+        /// fail the controller instead of decoding what the capture holds (`Host+Replay`).
+        public var replay = false
 
         public init(staticAddress: Address) {
             self.staticAddress = Address(value: staticAddress.value | 0xC000_0000_0000)
@@ -114,6 +121,7 @@ public struct Host: Sendable {
         // (its advertisement is unchanged), and the owner never tries it again.
         scanner.forgetAll()
         connector = .idle
+        if configuration.replay { return startReplay(at: now) }
         controller = .bringingUp(.reset)
         log(.info, "controller bring-up: HCI Reset")
         commands.enqueue(HCI.Reset(), purpose: .bringUp(.reset))
@@ -227,7 +235,11 @@ public struct Host: Sendable {
 
     /// Sends whatever flow control now allows.
     mutating func flush(at now: MonotonicInstant) {
-        for packet in commands.flush(at: now) { outputs.append(.send(packet)) }
+        if configuration.replay {
+            answerCommandsOnReplay(at: now)
+        } else {
+            for packet in commands.flush(at: now) { outputs.append(.send(packet)) }
+        }
         for packet in acl.pump() { outputs.append(.send(packet)) }
     }
 

@@ -22,6 +22,20 @@ import Testing
         #expect(queue.nextDeadline == Self.t0 + .milliseconds(3005))
     }
 
+    @Test func takingWaitingCommandsSendsNothingAndSetsNoDeadline() {
+        // A replay's host answers its own commands: taken in order, none is ever in flight.
+        var queue = CommandQueue(timeout: .seconds(3))
+        queue.enqueue(HCI.LESetScanParameters(active: true, interval: 0x60, window: 0x30, ownAddressType: .random), purpose: .scanParameters)
+        queue.enqueue(HCI.LESetScanEnable(enable: true, filterDuplicates: false), purpose: .scanEnable(true))
+        #expect(queue.takeWaiting()?.purpose == .scanParameters)
+        #expect(queue.takeWaiting()?.packet.opcode == HCI.LESetScanEnable.opcode)
+        #expect(queue.takeWaiting() == nil)
+        #expect(queue.isIdle)
+        #expect(queue.flush(at: Self.t0).isEmpty)
+        #expect(queue.nextDeadline == nil)
+        #expect(queue.expire(at: Self.t0 + .seconds(3600)).isEmpty)
+    }
+
     @Test func creditsAreAbsoluteNotAdded() {
         var queue = CommandQueue(timeout: .seconds(3))
         for _ in 0..<5 { queue.enqueue(HCI.LERand(), purpose: .optional("rand")) }

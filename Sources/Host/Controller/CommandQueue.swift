@@ -28,6 +28,12 @@ struct CommandQueue: Sendable {
         waiting.append((HCI.CommandPacket(command), purpose))
     }
 
+    /// The oldest command waiting, taken off the queue unsent: on a replay the capture plays
+    /// the controller, and the host answers its own commands (`Host+Replay`).
+    mutating func takeWaiting() -> (packet: HCI.CommandPacket, purpose: CommandPurpose)? {
+        waiting.isEmpty ? nil : waiting.removeFirst()
+    }
+
     /// Commands to send now, as H4 packets.
     mutating func flush(at now: MonotonicInstant) -> [[UInt8]] {
         var out: [[UInt8]] = []

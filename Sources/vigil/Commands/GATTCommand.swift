@@ -47,7 +47,7 @@ struct GATTCommand: ParsableCommand {
             StandardError.write("vigil gatt: \(reason)")
             throw ExitCode(1)
         default:
-            StandardError.write("vigil gatt: gave up after \(timeout) s")
+            StandardError.write(session.captureEnded ? "vigil gatt: the capture ended before the database was read" : "vigil gatt: gave up after \(timeout) s")
             throw ExitCode(code == 0 ? 1 : code)
         }
     }
@@ -55,6 +55,8 @@ struct GATTCommand: ParsableCommand {
 
 struct GATTSession: HostSession {
     var dump: GATTDump
+    /// A replay ended before the dump did: not a timeout, and not to be called one.
+    var captureEnded = false
     var exitCode: Int32 { dump.state == .done ? 0 : 1 }
     var isFinished: Bool { dump.isFinished }
     var nextDeadline: MonotonicInstant? { dump.nextDeadline }
@@ -62,4 +64,5 @@ struct GATTSession: HostSession {
     mutating func controllerReady(host: inout Host, at now: MonotonicInstant) { dump.start(host: &host, at: now) }
     mutating func handle(_ event: Host.Event, host: inout Host, at now: MonotonicInstant) { dump.handle(event, host: &host, at: now) }
     mutating func handleDeadline(host: inout Host, at now: MonotonicInstant) { dump.handleDeadline(host: &host, at: now) }
+    mutating func inputEnded(at now: MonotonicInstant) { captureEnded = true }
 }

@@ -28,13 +28,16 @@ extension ControllerOptions {
                                     state: StateDirectory? = nil) throws -> Int32 {
         let transport = try Self.parseTransport(hci)
         let state = state ?? StateDirectory(path: resolvedStateDirectory, logger: logger)
+        let isReplay: Bool = if case .btsnoop = transport { true } else { false }
         var configuration = Host.Configuration(staticAddress: state.staticAddress())
         configuration.preferredMTU = 247
+        configuration.replay = isReplay
         let host = Host(configuration: configuration, bonds: state.loadBonds())
         let start = SystemClock.monotonicNow()
-        let isReplay: Bool = if case .btsnoop = transport { true } else { false }
         let options = HostRunner.Options(
-            reopenOnFailure: reopen,
+            // A capture plays once: reopened after a failure it would play again from the
+            // start, and again, and `run` on it would never end.
+            reopenOnFailure: reopen && !isReplay,
             stopAt: seconds.map { start + .milliseconds(Int64($0 * 1000)) },
             snoopPath: btsnoopLog,
             stopAtEndOfInput: isReplay)

@@ -8,7 +8,8 @@ import Wire
 protocol HCILink: AnyObject {
     /// The descriptor to poll, or nil for links that are driven by deadlines and always ready.
     var fileDescriptor: Int32? { get }
-    /// True when `receive` has packets without waiting (replays, the simulator).
+    /// True when `receive` has packets without waiting (replays, the simulator), or has yet
+    /// to say that the input ended: a link with no descriptor is read only while this holds.
     var hasPendingInput: Bool { get }
     /// When the link itself needs a turn (the simulator's radio timers).
     var nextDeadline: MonotonicInstant? { get }
@@ -18,6 +19,12 @@ protocol HCILink: AnyObject {
     func handleDeadline(at now: MonotonicInstant)
     func close()
     var name: String { get }
+    /// What the end of input was, for the log line of a run that stops there.
+    var endOfInputDescription: String { get }
+}
+
+extension HCILink {
+    var endOfInputDescription: String { "end of input" }
 }
 
 /// A controller link as it comes from opening: at once (a device node, a UART, a capture),
@@ -71,12 +78,21 @@ final class TransportLink: HCILink {
 }
 
 /// Replays a btsnoop capture's controller-to-host packets as fast as the host takes them;
-/// what the host sends is dropped (the capture already holds the controller's answers).
+/// what the host sends is dropped (the host knows it is a replay: `Host.Configuration.replay`).
 final class ReplayLink: HCILink {
     let name: String
     private var reader: BTSnoop.Reader
-    private var finished = false
+    /// Every record has been read: the next `receive` says the capture ended.
+    private var exhausted = false
+    /// `receive` has said so (nil). Until then input is pending: a replay has no descriptor
+    /// to poll, so a link that went quiet before saying it ended would never be read again,
+    /// and the run would never learn that the capture is over.
+    private var ended = false
     private(set) var records = 0
+    private(set) var packetsFromController = 0
+    /// Packets handed over per `receive`: the loop turns between batches (signals, the
+    /// session's descriptors, deadlines) while a large capture plays.
+    static let batchSize = 4096
 
     init(path: String) throws(PlatformError) {
         let bytes = try FileSystem.readFile(path: path)
@@ -89,27 +105,39 @@ final class ReplayLink: HCILink {
     }
 
     var fileDescriptor: Int32? { nil }
-    var hasPendingInput: Bool { !finished }
+    var hasPendingInput: Bool { !ended }
     var nextDeadline: MonotonicInstant? { nil }
     func handleDeadline(at now: MonotonicInstant) {}
     func send(_ h4: [UInt8], at now: MonotonicInstant) throws(PlatformError) {}
 
     func receive(at now: MonotonicInstant) throws(PlatformError) -> [[UInt8]]? {
-        if finished { return nil }
+        if ended { return nil }
         var packets: [[UInt8]] = []
         do {
-            while packets.count < 4096, let record = try reader.next() {
+            while !exhausted, packets.count < Self.batchSize {
+                guard let record = try reader.next() else {
+                    exhausted = true
+                    break
+                }
                 records += 1
                 if record.direction == .received { packets.append(record.packet) }
             }
         } catch {
             throw PlatformError(operation: "read \(name)", errno: 0, reason: "\(error)", hint: nil)
         }
-        if packets.count < 4096 { finished = true }
+        packetsFromController += packets.count
+        if exhausted && packets.isEmpty {
+            ended = true
+            return nil
+        }
         return packets
     }
 
-    func close() { finished = true }
+    var endOfInputDescription: String {
+        "the capture ended after \(records) records (\(packetsFromController) from the controller)"
+    }
+
+    func close() { ended = true }
 }
 
 /// Writes every packet in and out to a btsnoop file (datalink 1002) that Wireshark, btmon and

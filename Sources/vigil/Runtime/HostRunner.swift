@@ -82,7 +82,14 @@ final class HostRunner {
             host.wallClock = SystemClock.wallNow()
             if session.isFinished { drain(&session, at: now); return session.exitCode }
             if let stop = options.stopAt, now >= stop { return session.exitCode }
-            if options.stopAtEndOfInput && finishedInput { return session.exitCode }
+            if options.stopAtEndOfInput && finishedInput {
+                // The last batch's events were drained as they came; the session's per-turn
+                // work (the history's transaction) is not skipped for the last turn.
+                drain(&session, at: now)
+                session.endOfTurn(at: now)
+                session.inputEnded(at: now)
+                return session.exitCode
+            }
             if let at = reopenAt, now >= at {
                 reopenAt = nil
                 if !connect(at: now) && !options.reopenOnFailure { return 1 }
@@ -97,15 +104,13 @@ final class HostRunner {
             watchSessionDescriptors(read: session.descriptors, write: session.writeInterest)
             let deadline = earliest(host.nextDeadline, session.nextDeadline, options.stopAt, reopenAt, link?.nextDeadline, bondsRetryAt)
             let ready: [PollLoop.Event]
-            if link?.hasPendingInput == true {
-                ready = []
-            } else {
-                do {
-                    ready = try poll.wait(until: deadline)
-                } catch {
-                    logger.log(.error, "poll failed: \(error)")
-                    return 1
-                }
+            do {
+                // Input already waiting (a replay, the simulator) is read without sleeping, but
+                // the poll still looks: a long replay must hear Ctrl-C and serve the session.
+                ready = try poll.wait(until: link?.hasPendingInput == true ? now : deadline)
+            } catch {
+                logger.log(.error, "poll failed: \(error)")
+                return 1
             }
             now = SystemClock.monotonicNow()
             host.wallClock = SystemClock.wallNow()
@@ -176,6 +181,7 @@ final class HostRunner {
         do {
             guard let packets = try link.receive(at: now) else {
                 if options.stopAtEndOfInput {
+                    logger.log(.notice, "\(link.name): \(link.endOfInputDescription)")
                     finishedInput = true
                     return
                 }

@@ -28,6 +28,8 @@ protocol HostSession {
     mutating func endOfTurn(at now: MonotonicInstant)
     /// The runner saved the host's changed bonds, or failed to (and tries again later).
     mutating func bondsSaved(_ succeeded: Bool, at now: MonotonicInstant)
+    /// The input ended (a replay's last record) and the run stops there.
+    mutating func inputEnded(at now: MonotonicInstant)
 }
 
 extension HostSession {
@@ -37,4 +39,5 @@ extension HostSession {
     mutating func writable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {}
     mutating func endOfTurn(at now: MonotonicInstant) {}
     mutating func bondsSaved(_ succeeded: Bool, at now: MonotonicInstant) {}
+    mutating func inputEnded(at now: MonotonicInstant) {}
 }
