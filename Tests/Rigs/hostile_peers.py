@@ -116,7 +116,7 @@ def namespace_for_dexcom(args: argparse.Namespace) -> SimpleNamespace:
         id=args.dexcom_id, answer_as=None, address=DEXCOM_ADDRESS, transmitter_age=1_000_000,
         session_age_minutes=args.dexcom_session_age_minutes, speed=args.dexcom_speed,
         readvertise_after=args.dexcom_readvertise_after, bad_crc=False, truncate_backfill=False,
-        glucose_mgdl=args.dexcom_glucose_mgdl, drop_at=args.dexcom_drop_at)
+        glucose_mgdl=args.dexcom_glucose_mgdl, drop_at=args.dexcom_drop_at, ignore="", calibration_result=0)
 
 
 def namespace_for_thermometer(args: argparse.Namespace) -> SimpleNamespace:
