@@ -120,6 +120,10 @@ extension ApplianceEvent {
                 kind = kind ?? "battery"
                 fields.append(("percent", .int(Int64(p.value))))
             }
+            // The transmitter's own name for the reading (docs/reading-identity.md).
+            if let stamp = reading.sensorStamp {
+                fields += [("sensorTime", .int(stamp.count)), ("sensorRun", .string(stamp.run))]
+            }
         }
         return [("kind", .string(kind ?? "unknown"))] + fields
     }

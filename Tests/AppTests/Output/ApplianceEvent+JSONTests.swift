@@ -37,6 +37,26 @@ import Transmitters
         ])
     }
 
+    /// A reading's sensor stamp goes with it, so a consumer can tell a reading from a copy.
+    @Test func aStampedReadingCarriesItsStamp() {
+        let reading = Reading(device: "g6", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 112), trend: .flat),
+                              time: .monotonic(Self.now), sensorStamp: SensorStamp(run: "8112AB", count: 86_400))
+        let lines = ApplianceEvent.readings("g6", peer: nil, [reading]).json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered)
+        #expect(lines == [#"{"event":"reading","device":"g6","kind":"glucose","mgdl":112,"trend":"Flat","sensorTime":86400,"sensorRun":"8112AB","time":"2023-11-14T22:13:20.000Z"}"#])
+    }
+
+    /// What became of a fingerstick offered as a calibration.
+    @Test func aCalibrationReportSaysWhatBecameOfTheFingerstick() {
+        let stick = GlucoseConcentration(milligramsPerDeciliter: 104)
+        let accepted = ApplianceEvent.transmitter("g6", peer: nil, .calibration(CalibrationReport(reference: stick, takenAt: Self.now, outcome: .accepted(detail: "accepted"))))
+        let unused = ApplianceEvent.transmitter("g6", peer: nil, .calibration(CalibrationReport(reference: stick, takenAt: Self.now, outcome: .notUsed(reason: "too old"))))
+        #expect(accepted.json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered)
+                == [#"{"event":"calibration","device":"g6","mgdl":104,"accepted":true,"detail":"accepted"}"#])
+        #expect(unused.json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered)
+                == [#"{"event":"calibration","device":"g6","mgdl":104,"accepted":false,"reason":"too old"}"#])
+        #expect(unused.logLine == "g6: calibration 104 mg/dL not used: too old")
+    }
+
     @Test func batteryInfoBecomesABatteryEvent() {
         let event = ApplianceEvent.transmitter("hr", peer: Self.peer, .info(TransmitterInfo(battery: Percent(87), manufacturer: "Acme")))
         #expect(event.json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered) == [
