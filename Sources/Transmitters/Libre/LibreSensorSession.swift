@@ -101,7 +101,7 @@ public struct LibreSensorSession: Hashable, Sendable {
                 let points = trend.enumerated().compactMap { k, record in
                     record.problem == nil ? (minutesAgo: k, glucose: calibration.glucose(raw: record.rawGlucose)) : nil
                 }
-                let direction = LibreTrendRate.rate(points).map { LibreTrendRate.direction(milligramsPerDeciliterPerMinute: $0) } ?? .notComputable
+                let direction = LibreTrendRate.rate(points).map(TrendDirection.init(milligramsPerDeciliterPerMinute:)) ?? .notComputable
                 events.append(.reading(Reading(device: device, value: .glucose(live, trend: direction), time: .monotonic(now))))
             } else {
                 events.append(.malformedValue(source, reason: "calibrated Libre glucose \(live) is not positive (\(calibration))"))
