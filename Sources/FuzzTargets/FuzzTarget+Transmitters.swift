@@ -89,10 +89,10 @@ extension FuzzTarget {
             guard let decoded = try? LibreFRAM(decoding: fram) else { return }
             var session = LibreSensorSession(device: DeviceID("libre"), source: NordicUART.service)
             var now = MonotonicInstant.zero + .seconds(3600)
-            _ = session.process(decoded, at: now)
+            _ = session.process(decoded, sensorUID: Array(fram[0..<8]), at: now)
             _ = session.calibrate(GlucoseConcentration(milligramsPerDeciliter: Double(input.byte()) * 2), takenAt: now, at: now)
             now = now + .seconds(60 * Int64(input.byte()))
-            _ = session.process(decoded, at: now)
+            _ = session.process(decoded, sensorUID: Array(fram[0..<8]), at: now)
         default:
             let bytes = input.rest()
             _ = try? LibreFRAM(decoding: bytes)

@@ -12,7 +12,7 @@ import Readings
 /// | heart-rate | 3 | beats/min | - | `detected` / `not-detected` / NULL (not reported) |
 /// | rr-intervals | 4 | count | - | ticks of 1/1024 s, comma-separated, oldest first |
 /// | energy-expended | 5 | kJ | - | - |
-/// | humidity | 6 | % | - | - |
+/// | humidity | 6 | % (REAL, at the sensor's resolution: 81.5, 53.4925) | - | - |
 /// | temperature | 7 | °C | - | - |
 /// | battery | 8 | % | - | - |
 ///
@@ -68,7 +68,7 @@ struct ReadingColumns: Equatable {
             self.value = concentration.milligramsPerDeciliter
             trend = direction?.nightscoutName
         case let .meterGlucose(concentration): self.value = concentration.milligramsPerDeciliter
-        case let .humidity(level): self.value = Double(level.value)
+        case let .humidity(humidity): self.value = humidity.percent
         case let .temperature(temperature): self.value = temperature.degreesCelsius
         case let .battery(level): self.value = Double(level.value)
         }
@@ -112,9 +112,14 @@ struct ReadingColumns: Equatable {
         case .energyExpended:
             guard let kj = whole(UInt16.self) else { return .failure(.badValue(kind, value)) }
             return .success(.energyExpended(EnergyExpended(kilojoules: kj)))
-        case .humidity, .battery:
+        case .humidity:
+            // Fractional since humidity stopped being a whole `Percent`; rows stored before
+            // hold whole numbers, which read back the same.
+            guard let humidity = RelativeHumidity(percent: value) else { return .failure(.badValue(kind, value)) }
+            return .success(.humidity(humidity))
+        case .battery:
             guard let whole = whole(Int.self), let level = Percent(whole) else { return .failure(.badValue(kind, value)) }
-            return .success(kind == .humidity ? .humidity(level) : .battery(level))
+            return .success(.battery(level))
         case .temperature:
             return .success(.temperature(Temperature(degreesCelsius: value)))
         }

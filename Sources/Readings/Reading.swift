@@ -37,8 +37,8 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
         /// A fingerstick from a blood glucose meter: also a calibration point for transmitters
         /// that report raw values (Libre through a bridge, the G4 through xBridge).
         case meterGlucose(GlucoseConcentration)
-        /// Relative humidity, for the insulin-fridge thermometers.
-        case humidity(Percent)
+        /// Relative humidity, for the insulin-fridge thermometers, at the sensor's resolution.
+        case humidity(RelativeHumidity)
         case temperature(Temperature)
         case battery(Percent)
 

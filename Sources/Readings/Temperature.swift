@@ -11,6 +11,7 @@ public struct Temperature: Hashable, Comparable, Sendable, CustomStringConvertib
 
     public static func < (a: Self, b: Self) -> Bool { a.degreesCelsius < b.degreesCelsius }
 
-    /// Hundredths of a degree: a sensor's 0.01 °C steps print as such, not as binary-fraction noise.
-    public var description: String { "\((degreesCelsius * 100).rounded() / 100) °C" }
+    /// A sensor's decimal steps (0.01 °C, RuuviTag's 0.005 °C) print as such, a computed value
+    /// to hundredths, never binary-fraction noise (`DecimalText`).
+    public var description: String { "\(DecimalText.text(degreesCelsius)) °C" }
 }

@@ -18,7 +18,9 @@ let everyValue: [Reading.Value] = [
     .rrIntervals([RRInterval(ticks: 1024), RRInterval(ticks: 998), RRInterval(ticks: 65535)]),
     .rrIntervals([]),
     .energyExpended(EnergyExpended(kilojoules: 1234)),
-    .humidity(Percent(45)!),
+    .humidity(RelativeHumidity(percent: 45)!),
+    .humidity(RelativeHumidity(percent: 81.5)!),      // BTHome 0x03, 0.01 % steps
+    .humidity(RelativeHumidity(percent: 53.4925)!),   // RuuviTag, 0.0025 % steps
     .temperature(Temperature(degreesCelsius: -18.25)),
     .battery(Percent.zero),
     .battery(Percent.full),

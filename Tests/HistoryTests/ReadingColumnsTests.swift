@@ -21,6 +21,16 @@ import Testing
         #expect(ReadingColumns(.temperature(Temperature(degreesCelsius: 4.5)))
             == ReadingColumns(kindCode: 7, value: 4.5, trend: nil, detail: nil))
         #expect(ReadingColumns(.battery(Percent(80)!)) == ReadingColumns(kindCode: 8, value: 80, trend: nil, detail: nil))
+        #expect(ReadingColumns(.humidity(RelativeHumidity(percent: 81.5)!)) == ReadingColumns(kindCode: 6, value: 81.5, trend: nil, detail: nil))
+    }
+
+    /// Humidity rows as a version before fractional humidity stored them (whole percents) and
+    /// as it is stored now (REAL at the sensor's resolution) both read back.
+    @Test func humidityReadsBackWholeAndFractional() throws {
+        #expect(try ReadingColumns(kindCode: 6, value: 82, trend: nil, detail: nil).readingValue().get()
+            == .humidity(RelativeHumidity(percent: 82)!))
+        #expect(try ReadingColumns(kindCode: 6, value: 81.5, trend: nil, detail: nil).readingValue().get()
+            == .humidity(RelativeHumidity(percent: 81.5)!))
     }
 
     @Test func codesAreDistinctAndStable() {
@@ -41,6 +51,7 @@ import Testing
         (ReadingColumns(kindCode: 4, value: 2, trend: nil, detail: "1024,,3"), .badDetail(.rrIntervals, "1024,,3")),
         (ReadingColumns(kindCode: 5, value: -1, trend: nil, detail: nil), .badValue(.energyExpended, -1)),
         (ReadingColumns(kindCode: 6, value: 101, trend: nil, detail: nil), .badValue(.humidity, 101)),
+        (ReadingColumns(kindCode: 6, value: -0.5, trend: nil, detail: nil), .badValue(.humidity, -0.5)),
         (ReadingColumns(kindCode: 8, value: .nan, trend: nil, detail: nil), .badValue(.battery, .nan)),
     ])
     func malformedColumnsAreRefused(columns: ReadingColumns, expected: ReadingColumns.ColumnError) {

@@ -54,8 +54,8 @@ extension Interop {
             #expect(sentLines.allSatisfy { $0.bool("encrypted") == (key != nil) }, sourceLocation: sourceLocation)
             let sent = sentLines.compactMap { line -> Measurement? in
                 guard let celsius = line.double("temperature"), let humidity = line.double("humidity") else { return nil }
-                // Vigil's humidity is a whole `Percent` (BTHomeDecoder rounds the 0.01 % value).
-                return Measurement(celsius: celsius, humidity: humidity.rounded())
+                // The rig's values as sent, in 0.01 steps: vigil keeps that resolution.
+                return Measurement(celsius: celsius, humidity: humidity)
             }
             // One advertisement carries temperature and humidity (and battery); vigil may
             // report them as one reading event or as one per quantity, so pair them up in order.
@@ -77,9 +77,9 @@ extension Interop {
 
             // Each reported measurement equals a sent one, never going back in the rig's order
             // (an advertisement is heard many times, so repeats of the same one are fine).
-            func matches(_ a: Measurement, _ b: Measurement) -> Bool {
-                abs(a.celsius - b.celsius) < 1e-6 && abs(a.humidity - b.humidity) < 1e-6
-            }
+            // Exactly: the rig logs centi-values / 100 and vigil divides the wire integer by 100,
+            // both the Double nearest the decimal, which JSON carries in its shortest form.
+            func matches(_ a: Measurement, _ b: Measurement) -> Bool { a == b }
             var cursor = 0
             var matched = Set<Int>()
             for measurement in reported {

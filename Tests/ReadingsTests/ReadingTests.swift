@@ -10,7 +10,7 @@ import Testing
             (.energyExpended(EnergyExpended(kilojoules: 3)), .energyExpended),
             (.glucose(GlucoseConcentration(milligramsPerDeciliter: 100), trend: .flat), .glucose),
             (.meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 123)), .meterGlucose),
-            (.humidity(Percent(45)!), .humidity),
+            (.humidity(RelativeHumidity(percent: 45)!), .humidity),
             (.temperature(Temperature(degreesCelsius: 20)), .temperature),
             (.battery(Percent(80)!), .battery),
         ]

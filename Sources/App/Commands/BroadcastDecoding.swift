@@ -30,7 +30,7 @@ public enum BroadcastDecoding {
                 case .reading(let reading):
                     switch reading.value {
                     case .temperature(let t): fields.append(("celsius", .double(t.degreesCelsius)))
-                    case .humidity(let h): fields.append(("humidity", .int(Int64(h.value))))
+                    case .humidity(let h): fields.append(("humidity", .double(h.percent)))
                     default: fields.append((reading.kind.rawValue, .string("\(reading.value)")))
                     }
                 case .info(let info):

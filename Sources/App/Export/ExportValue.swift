@@ -6,7 +6,8 @@ import Readings
 ///
 /// Units: glucose in mg/dL (stored that way; Nightscout's unit), heart rate in bpm, RR intervals
 /// in milliseconds (exact: 1/1024 s is a terminating decimal), energy in kJ, temperature in °C,
-/// humidity and battery in %.
+/// humidity and battery in %. Numbers are written in Swift's shortest round-trip form, so a
+/// sensor's decimal (humidity 81.5, 53.4925) comes out as the sensor sent it.
 struct ExportValue {
     var value: Reading.Value
 
@@ -46,7 +47,8 @@ struct ExportValue {
         case .rrIntervals: nil
         case let .energyExpended(energy): Double(energy.kilojoules)
         case let .glucose(concentration, _), let .meterGlucose(concentration): concentration.milligramsPerDeciliter
-        case let .humidity(level), let .battery(level): Double(level.value)
+        case let .humidity(humidity): humidity.percent
+        case let .battery(level): Double(level.value)
         case let .temperature(temperature): temperature.degreesCelsius
         }
     }

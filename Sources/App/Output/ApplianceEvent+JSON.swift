@@ -112,7 +112,7 @@ extension ApplianceEvent {
                 fields.append(("mgdl", .double(concentration.milligramsPerDeciliter)))
             case .humidity(let h):
                 kind = kind ?? "humidity"
-                fields.append(("humidity", .int(Int64(h.value))))
+                fields.append(("humidity", .double(h.percent)))
             case .temperature(let t):
                 kind = kind ?? "temperature"
                 fields.append(("celsius", .double(t.degreesCelsius)))

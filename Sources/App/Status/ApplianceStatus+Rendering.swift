@@ -95,11 +95,11 @@ extension ApplianceStatus {
         }
     }
 
-    /// Whole numbers without a fraction, others to two places: "72", "4.25", "812.5".
+    /// Whole numbers without a fraction, a sensor's decimal as sent, computed values to two
+    /// places (`DecimalText`): "72", "4.25", "812.5", "53.4925".
     static func number(_ value: Double) -> String {
         guard value.isFinite else { return "?" }
-        let rounded = (value * 100).rounded() / 100
-        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : "\(rounded)"
+        return DecimalText.text(value)
     }
 
     // MARK: JSON

@@ -185,8 +185,8 @@ extension ApplianceStatus.LastReading {
             self.init(kind: .glucose, value: concentration.milligramsPerDeciliter, unit: "mg/dL", detail: trend.map { "trend \($0)" }, age: age)
         case let .meterGlucose(concentration):
             self.init(kind: .meterGlucose, value: concentration.milligramsPerDeciliter, unit: "mg/dL", age: age)
-        case let .humidity(level):
-            self.init(kind: .humidity, value: Double(level.value), unit: "%", age: age)
+        case let .humidity(humidity):
+            self.init(kind: .humidity, value: humidity.percent, unit: "%", age: age)
         case let .temperature(temperature):
             self.init(kind: .temperature, value: temperature.degreesCelsius, unit: "°C", age: age)
         case let .battery(level):

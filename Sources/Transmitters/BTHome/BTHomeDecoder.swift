@@ -7,8 +7,8 @@ import Wire
 /// a configured 16-byte key.
 ///
 /// Readings: the first temperature object (0x02, 0x45, 0x57 or 0x58) as `temperature`, the
-/// first humidity object (0x03 or 0x2E) as `humidity` (rounded to the whole percent `Percent`
-/// holds; above 100 % is refused as malformed), battery (0x01) as `info`. Other objects
+/// first humidity object (0x03 or 0x2E) as `humidity` at the resolution sent (0.01 % or 1 %;
+/// above 100 % is refused as malformed), battery (0x01) as `info`. Other objects
 /// (pressure, buttons, ...) are decoded but not reported: Vigil has no reading kind for them.
 ///
 /// Rules, each one a defence:
@@ -101,7 +101,7 @@ public struct BTHomeDecoder: BroadcastDecoder {
             reading(.temperature(Temperature(degreesCelsius: celsius)))
         }
         if case let .number(humidity)? = packet.first(.humidity)?.value {
-            if let percent = Percent(Int(humidity.rounded())) { reading(.humidity(percent)) } else {
+            if let relative = RelativeHumidity(percent: humidity) { reading(.humidity(relative)) } else {
                 events.append(malformed("humidity \(humidity) % is out of range"))
             }
         }

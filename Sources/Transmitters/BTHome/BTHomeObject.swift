@@ -61,12 +61,31 @@ public struct BTHomeObject: Hashable, Sendable, CustomStringConvertible {
     public struct Format: Hashable, Sendable {
         public enum Encoding: Hashable, Sendable {
             /// A little-endian integer of `size` bytes, times `factor`.
-            case integer(size: Int, signed: Bool, factor: Double)
+            case integer(size: Int, signed: Bool, factor: Factor)
             case state
             case dimmer
             case timestamp
             /// A length byte, then that many bytes.
             case lengthPrefixed
+        }
+
+        /// A decimal factor as a whole multiplier over a power of ten (0.01 = 1 / 100, 0.35 =
+        /// 35 / 100), so that decoding divides an exact integer by an exact power of ten: the
+        /// result is the Double nearest the decimal the device meant (5055 → 50.55), where a
+        /// multiplication by 0.01, itself inexact, could land a step off and print as noise.
+        public struct Factor: Hashable, Sendable {
+            public var multiplier: Int64
+            public var divisor: Int64
+
+            public init(_ multiplier: Int64, per divisor: Int64 = 1) {
+                self.multiplier = multiplier
+                self.divisor = divisor
+            }
+
+            public func apply(_ raw: Int64) -> Double { Double(raw * multiplier) / Double(divisor) }
+
+            /// The wire integer nearest `value`.
+            public func unapply(_ value: Double) -> Double { (value * Double(divisor) / Double(multiplier)).rounded() }
         }
 
         public var quantity: Quantity
@@ -84,30 +103,30 @@ public struct BTHomeObject: Hashable, Sendable, CustomStringConvertible {
 
     /// The format of every ID in protocols.md §7.1, nil for any other.
     public static func format(of id: UInt8) -> Format? {
-        func integer(_ quantity: Quantity, _ size: Int, signed: Bool = false, _ factor: Double, _ unit: String) -> Format {
+        func integer(_ quantity: Quantity, _ size: Int, signed: Bool = false, _ factor: Format.Factor, _ unit: String) -> Format {
             Format(quantity: quantity, encoding: .integer(size: size, signed: signed, factor: factor), unit: unit)
         }
         switch id {
-        case 0x00: return integer(.packetID, 1, 1, "")
-        case 0x01: return integer(.battery, 1, 1, "%")
-        case 0x02: return integer(.temperature, 2, signed: true, 0.01, "°C")  // signed: const.py and the format (the example script's unsigned read is a bug)
-        case 0x03: return integer(.humidity, 2, 0.01, "%")
-        case 0x04: return integer(.pressure, 3, 0.01, "hPa")
-        case 0x05: return integer(.illuminance, 3, 0.01, "lx")
-        case 0x08: return integer(.dewPoint, 2, signed: true, 0.01, "°C")
-        case 0x0C: return integer(.voltage, 2, 0.001, "V")
+        case 0x00: return integer(.packetID, 1, .init(1), "")
+        case 0x01: return integer(.battery, 1, .init(1), "%")
+        case 0x02: return integer(.temperature, 2, signed: true, .init(1, per: 100), "°C")  // signed: const.py and the format (the example script's unsigned read is a bug)
+        case 0x03: return integer(.humidity, 2, .init(1, per: 100), "%")
+        case 0x04: return integer(.pressure, 3, .init(1, per: 100), "hPa")
+        case 0x05: return integer(.illuminance, 3, .init(1, per: 100), "lx")
+        case 0x08: return integer(.dewPoint, 2, signed: true, .init(1, per: 100), "°C")
+        case 0x0C: return integer(.voltage, 2, .init(1, per: 1000), "V")
         case 0x0F, 0x10, 0x11, 0x15...0x2D:
             return Format(quantity: .binary(binaryName(id)), encoding: .state, unit: "")
-        case 0x2E: return integer(.humidity, 1, 1, "%")
+        case 0x2E: return integer(.humidity, 1, .init(1), "%")
         case 0x3A: return Format(quantity: .button, encoding: .state, unit: "")
         case 0x3C: return Format(quantity: .dimmer, encoding: .dimmer, unit: "")
-        case 0x45: return integer(.temperature, 2, signed: true, 0.1, "°C")
-        case 0x4A: return integer(.voltage, 2, 0.1, "V")
+        case 0x45: return integer(.temperature, 2, signed: true, .init(1, per: 10), "°C")
+        case 0x4A: return integer(.voltage, 2, .init(1, per: 10), "V")
         case 0x50: return Format(quantity: .timestamp, encoding: .timestamp, unit: "")
         case 0x53: return Format(quantity: .text, encoding: .lengthPrefixed, unit: "")
         case 0x54: return Format(quantity: .raw, encoding: .lengthPrefixed, unit: "")
-        case 0x57: return integer(.temperature, 1, signed: true, 1, "°C")
-        case 0x58: return integer(.temperature, 1, signed: true, 0.35, "°C")
+        case 0x57: return integer(.temperature, 1, signed: true, .init(1), "°C")
+        case 0x58: return integer(.temperature, 1, signed: true, .init(35, per: 100), "°C")
         default: return nil
         }
     }
@@ -139,7 +158,7 @@ public struct BTHomeObject: Hashable, Sendable, CustomStringConvertible {
             for (i, byte) in bytes.enumerated() { raw |= UInt32(byte) << (8 * UInt32(i)) }
             var value = Int64(raw)
             if signed && raw >> (8 * size - 1) & 1 == 1 { value -= Int64(1) << (8 * size) }
-            return BTHomeObject(id: id, value: .number(Double(value) * factor))
+            return BTHomeObject(id: id, value: .number(factor.apply(value)))
         case .state:
             return BTHomeObject(id: id, value: .state(try reader.readUInt8("object value")))
         case .dimmer:
@@ -161,7 +180,7 @@ public struct BTHomeObject: Hashable, Sendable, CustomStringConvertible {
         guard let format else { return nil }
         switch (format.encoding, value) {
         case let (.integer(size, signed, factor), .number(number)):
-            let scaled = (number / factor).rounded()
+            let scaled = factor.unapply(number)
             let bits = 8 * size
             let range: ClosedRange<Double> = signed
                 ? -Double(Int64(1) << (bits - 1))...Double((Int64(1) << (bits - 1)) - 1)

@@ -230,7 +230,7 @@ public struct BubbleDriver: TransmitterDriver {
             do { decoded = try LibreFRAM(decoding: bytes) } catch { return retry(after: "\(error)") }
             retriesUsed = 0
             watchdog.feed(at: now)
-            return libre.process(decoded, at: now).map { .emit($0) }
+            return libre.process(decoded, sensorUID: sensorUID, at: now).map { .emit($0) }
         case let .decryptedData(code):
             return [.emit(.malformedValue(NordicUART.receive, reason: "Bubble sent decrypted Libre 2 data (0x\(hex2(code))), which Vigil never requests"))]
         case .noSensor:

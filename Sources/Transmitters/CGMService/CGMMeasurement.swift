@@ -147,20 +147,11 @@ public struct CGMMeasurement: Hashable, Sendable {
         CGMStatusBits(rawValue: UInt32(warningOctet ?? 0) | UInt32(calibrationTemperatureOctet ?? 0) << 8 | UInt32(statusOctet ?? 0) << 16)
     }
 
-    /// The trend arrow for a rate in mg/dL/min, with xDrip's thresholds (BgReading
-    /// `slopeToArrowSymbol`): ≤ −3.5 DoubleDown, ≤ −2 SingleDown, ≤ −1 FortyFiveDown, ≤ 1 Flat,
-    /// ≤ 2 FortyFiveUp, ≤ 3.5 SingleUp, above DoubleUp. NaN/NRes: not computable; ±∞: out of range.
+    /// The trend arrow for the trend field (mg/dL/min), through the one table every glucose
+    /// source uses, `TrendDirection(milligramsPerDeciliterPerMinute:)` (docs/trend-arrows.md).
+    /// NaN, NRes and the reserved value carry no rate, and ±INF is no finite rate: all are
+    /// NOT COMPUTABLE.
     public static func direction(milligramsPerDeciliterPerMinute trend: IEEE11073.SFloat) -> TrendDirection {
-        guard let rate = trend.doubleValue else { return .notComputable }
-        guard rate.isFinite else { return .rateOutOfRange }
-        switch rate {
-        case ...(-3.5): return .doubleDown
-        case ...(-2): return .singleDown
-        case ...(-1): return .fortyFiveDown
-        case ...1: return .flat
-        case ...2: return .fortyFiveUp
-        case ...3.5: return .singleUp
-        default: return .doubleUp
-        }
+        trend.doubleValue.map(TrendDirection.init(milligramsPerDeciliterPerMinute:)) ?? .notComputable
     }
 }

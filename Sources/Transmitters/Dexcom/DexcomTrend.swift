@@ -1,29 +1,21 @@
 import Readings
 
 extension Dexcom {
-    /// Turns the trend byte (0.1 mg/dL per minute, protocols.md §1.6) into a Nightscout
-    /// direction. The thresholds, in mg/dL per minute, are the Nightscout/xDrip convention
-    /// (the slope buckets at ±1, ±2 and ±3 mg/dL/min that Nightscout and xDrip use for arrows):
-    /// ≤ −3 DoubleDown, ≤ −2 SingleDown, ≤ −1 FortyFiveDown, < 1 Flat, < 2 FortyFiveUp,
-    /// < 3 SingleUp, otherwise DoubleUp. 127 is "unknown" (xDrip `getTrend`) and −128 is
-    /// rejected by CGMBLEKit; both become NOT COMPUTABLE.
+    /// The trend byte of a glucose message (byte 13; protocols.md §1.6, docs/trend-arrows.md):
+    /// an i8 in 0.1 mg/dL per minute (CGMBLEKit divides by 10). 127 means "unknown" (xDrip
+    /// `BaseGlucoseRxMessage.getTrend`) and CGMBLEKit also rejects −128; both are no rate.
+    ///
+    /// The arrow comes from the rate through the one table every glucose source uses,
+    /// `TrendDirection(milligramsPerDeciliterPerMinute:)` (xDrip+ `BgReading.slopeName`).
     public enum Trend {
         public static let unknownByte: Int8 = 127
 
-        /// Upper bounds, tenths of mg/dL/min, checked in order; kept in one table so the
-        /// convention is written once.
-        static let buckets: [(tenthsAtMost: Int, direction: TrendDirection)] = [
-            (-30, .doubleDown), (-20, .singleDown), (-10, .fortyFiveDown),
-            (9, .flat), (19, .fortyFiveUp), (29, .singleUp),
-        ]
-
         public static func direction(trendByte: Int8) -> TrendDirection {
-            if trendByte == unknownByte || trendByte == .min { return .notComputable }
-            let tenths = Int(trendByte)
-            return buckets.first { tenths <= $0.tenthsAtMost }?.direction ?? .doubleUp
+            rate(trendByte: trendByte).map(TrendDirection.init(milligramsPerDeciliterPerMinute:)) ?? .notComputable
         }
 
-        /// The rate in mg/dL per minute, nil when unknown.
+        /// The rate in mg/dL per minute, nil when unknown. A division by 10 rather than a
+        /// multiplication by 0.1, so −35 is exactly −3.5, a band edge.
         public static func rate(trendByte: Int8) -> Double? {
             trendByte == unknownByte || trendByte == .min ? nil : Double(trendByte) / 10
         }

@@ -99,12 +99,21 @@ public struct LibreFRAM: Hashable, Sendable {
     /// How long before the read trend record `k` (0 = newest) was measured: k minutes.
     public func trendAge(_ k: Int) -> Duration { .seconds(60 * k) }
 
-    /// How long before the read history record `k` (0 = newest) was measured, or nil if that
-    /// would be before the sensor started (the slot holds nothing of this sensor's yet).
-    public func historyAge(_ k: Int, timing: LibreHistoryTiming = .comment) -> Duration? {
-        let minutes = timing.minutesBeforeRead(ofHistoryRecord: k, sensorAgeMinutes: sensorAgeMinutes, historyIndex: historyIndex)
-        guard minutes >= 0, minutes <= sensorAgeMinutes else { return nil }
-        return .seconds(60 * minutes)
+    /// The sensor minute trend record `k` was measured at: the sensor's age minus k.
+    public func trendSensorMinute(_ k: Int) -> Int { sensorAgeMinutes - k }
+
+    /// When the history ring's records were measured, or why they cannot be dated
+    /// (`LibreHistoryTiming`).
+    public func historyTiming() throws(LibreHistoryTimingError) -> LibreHistoryTiming {
+        try LibreHistoryTiming(sensorAgeMinutes: sensorAgeMinutes, historyIndex: historyIndex)
+    }
+
+    /// How long before the read history record `k` (0 = newest) was measured, or nil if it
+    /// would be at or before the sensor's start (the first record is at minute 15, so such a
+    /// slot holds nothing of this sensor's yet).
+    public func historyAge(_ k: Int, timing: LibreHistoryTiming) -> Duration? {
+        guard timing.sensorMinute(ofHistoryRecord: k) > 0 else { return nil }
+        return .seconds(60 * timing.minutesBeforeRead(ofHistoryRecord: k))
     }
 }
 

@@ -7,9 +7,16 @@ import Readings
 /// with a trend direction, the history ring as backfill, and user calibration. Sans-IO: times
 /// are monotonic instants handed in, and readings are dated `now − age of the record`.
 ///
+/// Identity: every reading carries its `SensorStamp` — the run is the sensor's UID as the bridge
+/// reports it (hex), the count the sensor minute the record was measured at (trend record k:
+/// age − k; history record k: the newest history record's minute − 15k, `LibreHistoryTiming`).
+/// A FRAM read twice gives the same stamps; a new sensor, a new run. Without a UID from the
+/// bridge the readings carry no stamp rather than one that could collide with another sensor's.
+///
 /// Backfill: each FRAM repeats up to 8 hours of history, so the session remembers the newest
-/// history time it has emitted and only emits newer records (`historyDuplicateTolerance` absorbs
-/// the minute rounding between two reads). A new sensor resets that, and the calibration.
+/// history minute it has dated (per sensor) and only emits newer records. A FRAM whose history
+/// cannot be dated gives no history readings and says so (`malformedValue`). A new sensor resets
+/// that, and the calibration.
 ///
 /// Calibration: a fingerstick is paired with the uncalibrated sensor value nearest in time
 /// (within `calibrationMatchWindow`) among the trend samples of recent FRAMs. A stick that
@@ -19,22 +26,17 @@ import Readings
 /// receive characteristic (the framework has no dedicated calibration event).
 public struct LibreSensorSession: Hashable, Sendable {
     public struct Configuration: Hashable, Sendable {
-        public var historyTiming: LibreHistoryTiming
         public var calibrationMatchWindow: Duration
         public var pendingCalibrationLifetime: Duration
         public var calibrationMaximumAge: Duration
         public var maximumCalibrationPoints: Int
-        public var historyDuplicateTolerance: Duration
 
-        public init(historyTiming: LibreHistoryTiming = .comment, calibrationMatchWindow: Duration = .seconds(5 * 60),
-                    pendingCalibrationLifetime: Duration = .seconds(20 * 60), calibrationMaximumAge: Duration = .seconds(4 * 24 * 3600),
-                    maximumCalibrationPoints: Int = 6, historyDuplicateTolerance: Duration = .seconds(7 * 60 + 30)) {
-            self.historyTiming = historyTiming
+        public init(calibrationMatchWindow: Duration = .seconds(5 * 60), pendingCalibrationLifetime: Duration = .seconds(20 * 60),
+                    calibrationMaximumAge: Duration = .seconds(4 * 24 * 3600), maximumCalibrationPoints: Int = 6) {
             self.calibrationMatchWindow = calibrationMatchWindow
             self.pendingCalibrationLifetime = pendingCalibrationLifetime
             self.calibrationMaximumAge = calibrationMaximumAge
             self.maximumCalibrationPoints = maximumCalibrationPoints
-            self.historyDuplicateTolerance = historyDuplicateTolerance
         }
     }
 
@@ -59,8 +61,9 @@ public struct LibreSensorSession: Hashable, Sendable {
     public let configuration: Configuration
     public private(set) var calibration: LibreCalibration = .uncalibrated
     public private(set) var calibrationPoints: [LibreCalibration.Point] = []
-    /// The newest history time already emitted.
-    public private(set) var newestBackfilled: MonotonicInstant?
+    /// The newest history record already dated: its sensor's run (the UID in hex, empty when
+    /// the bridge named none) and sensor minute.
+    public private(set) var newestBackfilled: SensorStamp?
     private var samples: [Sample] = []
     private var pending: [PendingCalibration] = []
 
@@ -79,8 +82,10 @@ public struct LibreSensorSession: Hashable, Sendable {
         pending = []
     }
 
-    /// Events for one FRAM read at `now`.
-    public mutating func process(_ fram: LibreFRAM, at now: MonotonicInstant) -> [TransmitterEvent] {
+    /// Events for one FRAM read at `now` from the sensor the bridge names `sensorUID` (nil when
+    /// it has not said).
+    public mutating func process(_ fram: LibreFRAM, sensorUID: [UInt8]?, at now: MonotonicInstant) -> [TransmitterEvent] {
+        let run = sensorUID.map { $0.map(hex2).joined() }
         var events: [TransmitterEvent] = [
             .info(TransmitterInfo(sensorState: fram.sensorState.description, sensorAge: .seconds(60 * fram.sensorAgeMinutes))),
         ]
@@ -101,13 +106,14 @@ public struct LibreSensorSession: Hashable, Sendable {
                 let points = trend.enumerated().compactMap { k, record in
                     record.problem == nil ? (minutesAgo: k, glucose: calibration.glucose(raw: record.rawGlucose)) : nil
                 }
-                let direction = LibreTrendRate.rate(points).map { LibreTrendRate.direction(milligramsPerDeciliterPerMinute: $0) } ?? .notComputable
-                events.append(.reading(Reading(device: device, value: .glucose(live, trend: direction), time: .monotonic(now))))
+                let direction = LibreTrendRate.rate(points).map(TrendDirection.init(milligramsPerDeciliterPerMinute:)) ?? .notComputable
+                events.append(.reading(Reading(device: device, value: .glucose(live, trend: direction), time: .monotonic(now),
+                                               sensorStamp: Self.stamp(run, minute: fram.trendSensorMinute(0)))))
             } else {
                 events.append(.malformedValue(source, reason: "calibrated Libre glucose \(live) is not positive (\(calibration))"))
             }
         }
-        events += backfill(fram, at: now)
+        events += backfill(fram, run: run, at: now)
         return events
     }
 
@@ -156,20 +162,33 @@ public struct LibreSensorSession: Hashable, Sendable {
         return events
     }
 
-    private mutating func backfill(_ fram: LibreFRAM, at now: MonotonicInstant) -> [TransmitterEvent] {
+    private mutating func backfill(_ fram: LibreFRAM, run: String?, at now: MonotonicInstant) -> [TransmitterEvent] {
+        let timing: LibreHistoryTiming
+        do throws(LibreHistoryTimingError) { timing = try fram.historyTiming() } catch {
+            return [.malformedValue(source, reason: "\(error); no history readings from this read")]
+        }
+        let watermark = newestBackfilled?.run == (run ?? "") ? newestBackfilled?.count : nil
         var readings: [Reading] = []
         for (k, record) in fram.history.enumerated() {
-            guard let age = fram.historyAge(k, timing: configuration.historyTiming) else { break }
-            let time = now - age
-            if let newestBackfilled, time <= newestBackfilled + configuration.historyDuplicateTolerance { break }
+            guard let age = fram.historyAge(k, timing: timing) else { break }
+            let minute = timing.sensorMinute(ofHistoryRecord: k)
+            if let watermark, Int64(minute) <= watermark { break }
             // An unusable slot is skipped, not reported: history gaps (sensor errors at the time)
             // are normal and the live value already carries the alarm-relevant news.
             guard record.problem == nil else { continue }
             let glucose = calibration.glucose(raw: record.rawGlucose)
             guard glucose.milligramsPerDeciliter > 0 else { continue }
-            readings.append(Reading(device: device, value: .glucose(glucose, trend: nil), time: .monotonic(time)))
+            readings.append(Reading(device: device, value: .glucose(glucose, trend: nil), time: .monotonic(now - age),
+                                    sensorStamp: Self.stamp(run, minute: minute)))
         }
-        if case let .monotonic(newest)? = readings.first?.time { newestBackfilled = newest }
+        if timing.newestSensorMinute > 0, Int64(timing.newestSensorMinute) > watermark ?? .min {
+            newestBackfilled = SensorStamp(run: run ?? "", count: Int64(timing.newestSensorMinute))
+        }
         return readings.reversed().map { .reading($0) }
+    }
+
+    /// A reading's identity: the sensor's UID and the minute of its life it was measured at.
+    static func stamp(_ run: String?, minute: Int) -> SensorStamp? {
+        run.map { SensorStamp(run: $0, count: Int64(minute)) }
     }
 }

@@ -243,7 +243,7 @@ public struct MiaoMiaoDriver: TransmitterDriver {
         do { fram = try LibreFRAM(decoding: packet.fram) } catch { return actions + retry(after: "\(error)") }
         retriesUsed = 0
         watchdog.feed(at: now)
-        return actions + libre.process(fram, at: now).map { .emit($0) }
+        return actions + libre.process(fram, sensorUID: packet.sensorUID, at: now).map { .emit($0) }
     }
 }
 

@@ -73,9 +73,11 @@ public struct RuuviDataFormat5: Hashable, Sendable {
         }
         func signed(_ raw: UInt16) -> Int? { raw == 0x8000 ? nil : Int(Int16(bitPattern: raw)) }
         let temperature = try reader.readUInt16BigEndian("temperature")
-        self.temperature = signed(temperature).map { Temperature(degreesCelsius: Double($0) * 0.005) }
+        // Divided by the steps per unit (200 of 0.005 °C, 400 of 0.0025 %) rather than multiplied
+        // by the inexact step: the result is the Double nearest the decimal (4860 → 24.3).
+        self.temperature = signed(temperature).map { Temperature(degreesCelsius: Double($0) / 200) }
         let humidity = try reader.readUInt16BigEndian("humidity")
-        humidityPercent = humidity == 0xFFFF ? nil : Double(humidity) * 0.0025
+        humidityPercent = humidity == 0xFFFF ? nil : Double(humidity) / 400
         let pressure = try reader.readUInt16BigEndian("pressure")
         pressurePascals = pressure == 0xFFFF ? nil : Int(pressure) + 50_000
         accelerationX = signed(try reader.readUInt16BigEndian("acceleration X"))

@@ -5,7 +5,7 @@ import Wire
 
 /// Reads a RuuviTag broadcasting data format 5 (`RuuviDataFormat5`) without connecting.
 ///
-/// Readings: `temperature` and `humidity` (rounded to the whole percent `Percent` holds; a
+/// Readings: `temperature` and `humidity` at the format's resolution (0.005 °C, 0.0025 %; a
 /// humidity above 100 % is refused as malformed rather than clamped, since it means a failed
 /// sensor). Fields the tag marks "not available" produce no reading. A tag repeats each
 /// measurement in several advertisements with the same measurement sequence number; repeats
@@ -54,8 +54,8 @@ public struct RuuviDecoder: BroadcastDecoder {
             events.append(.reading(Reading(device: device, value: .temperature(temperature), time: .monotonic(now))))
         }
         if let humidity = data.humidityPercent {
-            if let percent = Percent(Int(humidity.rounded())) {
-                events.append(.reading(Reading(device: device, value: .humidity(percent), time: .monotonic(now))))
+            if let relative = RelativeHumidity(percent: humidity) {
+                events.append(.reading(Reading(device: device, value: .humidity(relative), time: .monotonic(now))))
             } else {
                 events.append(malformed("humidity \(humidity) % is out of range (failed sensor?)"))
             }

@@ -30,17 +30,25 @@ public struct SensorTagHumidity: Hashable, Sendable {
     /// Both words zero: what the characteristic holds before the sensor's first measurement.
     public var isEmpty: Bool { rawTemperature == 0 && rawHumidity == 0 }
 
+    /// The SHT21 temperature, to hundredths of a degree: the datasheet's resolution at the
+    /// 14-bit default (0.01 °C), and one raw step (175.72 × 4 / 65536 ≈ 0.011 °C) is wider than
+    /// a hundredth, so no two readings merge; the digits beyond are the formula's, not the
+    /// sensor's.
     public var temperature: Temperature {
-        Temperature(degreesCelsius: -46.85 + 175.72 * Double(rawTemperature & 0xFFFC) / 65536)
+        Temperature(degreesCelsius: Self.hundredths(-46.85 + 175.72 * Double(rawTemperature & 0xFFFC) / 65536))
     }
 
     /// Relative humidity as the formula gives it: −6 to just under 119 %.
     public var relativeHumidityPercent: Double { -6 + 125 * Double(rawHumidity & 0xFFFC) / 65536 }
 
-    /// The humidity as a whole `Percent`. The linear formula runs past 0–100 % in very dry or
-    /// condensing air; such values are clamped (a saturated fridge reads 100 %) rather than
-    /// refused, since the sensor is working.
-    public var relativeHumidity: Percent {
-        Percent(Int(min(max(relativeHumidityPercent, 0), 100).rounded())) ?? .zero
+    /// The humidity to hundredths of a percent (finer than the SHT21's 0.04 % at its 12-bit
+    /// default). The linear formula runs past 0–100 % in very dry or condensing air; such values
+    /// are clamped (a saturated fridge reads 100 %) rather than refused, since the sensor is
+    /// working.
+    public var relativeHumidity: RelativeHumidity {
+        RelativeHumidity(percent: Self.hundredths(min(max(relativeHumidityPercent, 0), 100)))!
     }
+
+    /// `value` rounded to hundredths, as the Double nearest that decimal.
+    static func hundredths(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 }

@@ -150,7 +150,7 @@ import Transmitters
             let now = Self.at(minutes)
             alarms.observe(.readings("fridge", peer: nil, [
                 Reading(device: "fridge", value: .temperature(Temperature(degreesCelsius: 9)), time: .monotonic(now)),
-                Reading(device: "fridge", value: .humidity(Percent(40)!), time: .monotonic(now)),
+                Reading(device: "fridge", value: .humidity(RelativeHumidity(percent: 40)!), time: .monotonic(now)),
             ]), monotonicNow: now, wallNow: Self.wall)
         }
         let battery = Reading(device: "fridge", value: .battery(Percent(5)!), time: .monotonic(Self.at(11)))

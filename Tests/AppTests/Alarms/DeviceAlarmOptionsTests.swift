@@ -82,7 +82,7 @@ import Transmitters
         Rejection(type: "ruuvi", options: ["temperature-low": "nan"],
                   error: .invalidOption("temperature-low", value: "nan", expected: "degrees Celsius from -40 to 60, or \"off\"")),
         Rejection(type: "bthome", options: ["temperature-low": "9"],
-                  error: .invalidOption("temperature-low", value: "9", expected: "a temperature below temperature-high (8.0 °C)")),
+                  error: .invalidOption("temperature-low", value: "9", expected: "a temperature below temperature-high (8 °C)")),
         Rejection(type: "sensortag", options: ["out-of-range-minutes": "2000"],
                   error: .invalidOption("out-of-range-minutes", value: "2000", expected: "a whole number 1-1440")),
     ])

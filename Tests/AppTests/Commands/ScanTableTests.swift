@@ -33,14 +33,15 @@ import Transmitters
         #expect(!json.contains("rssi"))
     }
 
-    /// A BTHome thermometer's data is decoded in the scan table without a key.
+    /// A BTHome thermometer's data is decoded in the scan table without a key, at the format's
+    /// resolution (humidity 0x03 in 0.01 %: 51.25, which the scan once printed as 51).
     @Test func decodesABTHomeThermometer() throws {
         let advertiser = Address(value: 0xC2_11_22_33_44_55)
         let payload = try #require(BTHomePacket.serviceData([BTHomeObject(id: 0x02, value: .number(4.5)), BTHomeObject(id: 0x03, value: .number(51.25))], advertiser: advertiser))
         var ad = AdvertisingData.Builder()
         ad.serviceData16(0xFCD2, payload)
         let decoded = BroadcastDecoding.decode(Self.advertisement(ad.bytes))
-        #expect(decoded?.rendered == #"{"type":"bthome","celsius":4.5,"humidity":51}"#)
+        #expect(decoded?.rendered == #"{"type":"bthome","celsius":4.5,"humidity":51.25}"#)
     }
 
     @Test func tableFoldsUpdatesOfOneDevice() {

@@ -20,7 +20,8 @@ enum ExportFixtures {
     static let temperature = RecordedReading(device: "fridge", value: .temperature(Temperature(degreesCelsius: 4.5)), wallTime: at(minutes: 5))
     static let battery = RecordedReading(device: "dexcom", value: .battery(Percent(80)!), wallTime: at(minutes: 6))
     static let energy = RecordedReading(device: "hr1", value: .energyExpended(EnergyExpended(kilojoules: 250)), wallTime: at(minutes: 7))
-    static let humidity = RecordedReading(device: "fridge", value: .humidity(Percent(55)!), wallTime: at(minutes: 8))
+    /// BTHome 0x03 `D6 1F` = 8150 × 0.01 %: exported as 81.5, never 82 (bthome.io format table).
+    static let humidity = RecordedReading(device: "fridge", value: .humidity(RelativeHumidity(percent: 81.5)!), wallTime: at(minutes: 8))
 
     static let everyKind = [glucose, glucoseNoTrend, meter, heart, rr, temperature, battery, energy, humidity]
 
@@ -41,7 +42,7 @@ enum ExportFixtures {
         (ExportFixtures.temperature, "fridge,temperature,4.5,°C,,2026-11-22T07:10:00+01:00,,,live\r\n"),
         (ExportFixtures.battery, "dexcom,battery,80,%,,2026-11-22T07:11:00+01:00,,,live\r\n"),
         (ExportFixtures.energy, "hr1,energy-expended,250,kJ,,2026-11-22T07:12:00+01:00,,,live\r\n"),
-        (ExportFixtures.humidity, "fridge,humidity,55,%,,2026-11-22T07:13:00+01:00,,,live\r\n"),
+        (ExportFixtures.humidity, "fridge,humidity,81.5,%,,2026-11-22T07:13:00+01:00,,,live\r\n"),
     ])
     func encodesEveryKind(_ reading: RecordedReading, _ line: String) {
         var exporter = CSVExporter(utcOffset: .seconds(3600))

@@ -57,6 +57,21 @@ import Transmitters
         #expect(unused.logLine == "g6: calibration 104 mg/dL not used: too old")
     }
 
+    /// Fridge readings at the resolution the thermometer sent: BTHome humidity 0x03 in 0.01 %
+    /// (8150 → 81.5, which `vigil run --events-json` once printed as 82) and a RuuviTag's
+    /// 0.005 °C step (4861 → 24.305).
+    @Test func fridgeReadingsKeepTheirDecimals() {
+        let t = Reading.Time.monotonic(Self.now)
+        let lines = ApplianceEvent.readings("fridge", peer: nil, [
+            Reading(device: "fridge", value: .humidity(RelativeHumidity(percent: 81.5)!), time: t),
+            Reading(device: "fridge", value: .temperature(Temperature(degreesCelsius: 24.305)), time: t),
+        ]).json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered)
+        #expect(lines == [
+            #"{"event":"reading","device":"fridge","kind":"humidity","humidity":81.5,"time":"2023-11-14T22:13:20.000Z"}"#,
+            #"{"event":"reading","device":"fridge","kind":"temperature","celsius":24.305,"time":"2023-11-14T22:13:20.000Z"}"#,
+        ])
+    }
+
     @Test func batteryInfoBecomesABatteryEvent() {
         let event = ApplianceEvent.transmitter("hr", peer: Self.peer, .info(TransmitterInfo(battery: Percent(87), manufacturer: "Acme")))
         #expect(event.json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered) == [

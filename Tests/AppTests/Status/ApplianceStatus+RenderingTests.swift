@@ -138,4 +138,25 @@ import Testing
     func durationsInWords(duration: Duration, words: String) {
         #expect(ApplianceStatus.words(duration) == words)
     }
+
+    /// A fridge's readings at the thermometer's resolution (Ruuvi dataformat_05 steps: 0.0025 %,
+    /// 0.005 °C; BTHome 0x03: 0.01 %), from the reading through to the status line and JSON.
+    @Test func fridgeReadingsKeepTheirDecimals() throws {
+        let humidity = ApplianceStatus.LastReading(Reading(device: "fridge", value: .humidity(try #require(RelativeHumidity(percent: 21397.0 / 400))),
+                                                           time: .monotonic(.zero)), age: .seconds(5))
+        let temperature = ApplianceStatus.LastReading(Reading(device: "fridge", value: .temperature(Temperature(degreesCelsius: 4861.0 / 200)),
+                                                              time: .monotonic(.zero)), age: .seconds(5))
+        let bthome = ApplianceStatus.LastReading(Reading(device: "fridge", value: .humidity(try #require(RelativeHumidity(percent: 8150.0 / 100))),
+                                                         time: .monotonic(.zero)), age: .seconds(5))
+        let status = ApplianceStatus(version: "1", uptime: .zero, time: Self.wall0, controller: .up(for: .zero),
+                                     devices: [.init(id: "fridge", kind: "ruuvi", link: .listeningForAdvertisements,
+                                                     readings: [humidity, temperature, bthome])],
+                                     alarms: [], faults: [], history: nil)
+        let lines = status.text.split(separator: "\n")
+        #expect(lines[4] == "    humidity 53.4925 %, 5 s ago")
+        #expect(lines[5] == "    temperature 24.305 °C, 5 s ago")
+        #expect(lines[6] == "    humidity 81.5 %, 5 s ago")
+        #expect(status.json.rendered.contains(#"{"kind":"humidity","value":53.4925,"unit":"%","ageSeconds":5}"#))
+        #expect(status.json.rendered.contains(#"{"kind":"humidity","value":81.5,"unit":"%","ageSeconds":5}"#))
+    }
 }

@@ -47,7 +47,7 @@ import Transmitters
         ]), at: at(30))
         board.observe(.readings("fridge", peer: fridgePeer, [
             Reading(device: "fridge", value: .temperature(Temperature(degreesCelsius: 4.25)), time: .monotonic(at(40))),
-            Reading(device: "fridge", value: .humidity(Percent(55)!), time: .monotonic(at(40))),
+            Reading(device: "fridge", value: .humidity(RelativeHumidity(percent: 55)!), time: .monotonic(at(40))),
             Reading(device: "fridge", value: .battery(Percent(90)!), time: .monotonic(at(40))),
         ]), at: at(40))
         board.observe(.bluetooth(.unavailable(reason: "hci0 went away")), at: at(50))

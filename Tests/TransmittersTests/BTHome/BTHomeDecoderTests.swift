@@ -34,7 +34,7 @@ import Wire
 
     func expectedReadings(celsius: Double = 4.5, at time: MonotonicInstant) -> [TransmitterEvent] {
         [.reading(Reading(device: "fridge", value: .temperature(Temperature(degreesCelsius: celsius)), time: .monotonic(time))),
-         .reading(Reading(device: "fridge", value: .humidity(Percent(51)!), time: .monotonic(time))),  // 50.55 rounds to 51
+         .reading(Reading(device: "fridge", value: .humidity(RelativeHumidity(percent: 50.55)!), time: .monotonic(time))),  // 0.01 % kept
          .info(TransmitterInfo(battery: Percent(97)))]
     }
 
@@ -143,7 +143,7 @@ import Wire
         let events = decoder.decode(advertisement([UInt8](hex: "40 2E2A 452D00")), at: Self.t0)
         #expect(events == [
             .reading(Reading(device: "fridge", value: .temperature(Temperature(degreesCelsius: 4.5)), time: .monotonic(Self.t0))),
-            .reading(Reading(device: "fridge", value: .humidity(Percent(42)!), time: .monotonic(Self.t0))),
+            .reading(Reading(device: "fridge", value: .humidity(RelativeHumidity(percent: 42)!), time: .monotonic(Self.t0))),
         ])
     }
 

@@ -74,7 +74,8 @@ import Wire
         #expect(events[0] == .info(TransmitterInfo(serialNumber: "2C5E8B0000A407E0")))
         #expect(events[1] == .info(TransmitterInfo(sensorState: "ready", sensorAge: .seconds(4993 * 60))))
         let done = Self.t0 + .seconds(1) + .milliseconds(20 * 23)  // serial, patchInfo, then 22 chunks
-        #expect(events[2] == .reading(Reading(device: "bb", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 1323 / 8.5), trend: .fortyFiveUp), time: .monotonic(done))))
+        #expect(events[2] == .reading(Reading(device: "bb", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 1323 / 8.5), trend: .fortyFiveUp), time: .monotonic(done),
+                                              sensorStamp: SensorStamp(run: "2C5E8B0000A407E0", count: 4993))))
         #expect(Self.glucose(actions).count == 33)
         #expect(driver.fram.isEmpty)
         #expect(driver.nextDeadline == done + .seconds(660))

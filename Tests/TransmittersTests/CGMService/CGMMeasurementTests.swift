@@ -88,7 +88,7 @@ import Wire
         #expect(throws: WireError.self, "\(name)") { try CGMMeasurement.records(decoding: bytes, crcRequired: crcRequired) }
     }
 
-    // xDrip BgReading slopeToArrowSymbol thresholds, at and just beyond each edge; SFLOAT raw
+    // xDrip+ BgReading.slopeName thresholds (docs/trend-arrows.md), at and just beyond each edge; SFLOAT raw
     // values hand-encoded with exponent −1 (0xF) and a 12-bit two's-complement mantissa.
     @Test(arguments: [
         (UInt16(0xFFDD), TrendDirection.doubleDown),  // −3.5
@@ -106,8 +106,8 @@ import Wire
         (0xF024, .doubleUp),                          // 3.6
         (0x07FF, .notComputable),                     // NaN
         (0x0800, .notComputable),                     // NRes
-        (0x07FE, .rateOutOfRange),                    // +INF
-        (0x0802, .rateOutOfRange),                    // −INF
+        (0x07FE, .notComputable),                     // +INF: no finite rate
+        (0x0802, .notComputable),                     // −INF
     ])
     func trendDirections(raw: UInt16, direction: TrendDirection) {
         #expect(CGMMeasurement.direction(milligramsPerDeciliterPerMinute: .init(raw: raw)) == direction)

@@ -24,40 +24,29 @@ import Wire
         #expect((fram.trend + fram.history).allSatisfy { $0.rawGlucose13 == $0.rawGlucose14 })
     }
 
-    /// Age 4993: delay = ((4993 − 3) mod 15) + 3 = 13; ((4993 − 3) / 15) mod 32 = 332 mod 32 = 12
-    /// = the history index, so both readings of `dateOfMostRecentHistoryValue` say 13 minutes.
-    @Test(arguments: LibreHistoryTiming.allCases)
-    func realDumpHistoryTimes(timing: LibreHistoryTiming) throws {
+    /// The dump's history dated by `LibreHistoryTiming` (its vectors are in
+    /// LibreHistoryTimingTests): in step, the newest record 13 minutes old at sensor minute 4980.
+    @Test func realDumpHistoryAndTrendAges() throws {
         let fram = try LibreFRAM(decoding: LibreFixtures.xDripLibre1)
+        let timing = try fram.historyTiming()
         #expect(fram.historyAge(0, timing: timing) == .seconds(13 * 60))
         #expect(fram.historyAge(1, timing: timing) == .seconds(28 * 60))
         #expect(fram.historyAge(31, timing: timing) == .seconds((13 + 31 * 15) * 60))
         #expect(fram.trendAge(0) == .zero)
         #expect(fram.trendAge(15) == .seconds(15 * 60))
+        #expect(fram.trendSensorMinute(0) == 4993)
+        #expect(fram.trendSensorMinute(15) == 4978)
     }
 
-    /// Where the two readings differ: age 4998 predicts index ((4995) / 15) mod 32 = 333 mod 32
-    /// = 13, but the index says 12 (the sensor has not written the record yet). delay =
-    /// (4995 mod 15) + 3 = 3. The comment: 3 + 15 = 18 minutes ago. The code: 3 − 15 = −12, in the
-    /// future, which `historyAge` refuses.
-    @Test func commentAndCodeReadingsDisagree() throws {
-        let fram = try LibreFRAM(decoding: LibreFixtures.withAge(4998))
-        #expect(fram.historyIndex == 12)
-        #expect(LibreHistoryTiming.comment.minutesBeforeRead(ofHistoryRecord: 0, sensorAgeMinutes: 4998, historyIndex: 12) == 18)
-        #expect(LibreHistoryTiming.code.minutesBeforeRead(ofHistoryRecord: 0, sensorAgeMinutes: 4998, historyIndex: 12) == -12)
-        #expect(LibreHistoryTiming.code.minutesBeforeRead(ofHistoryRecord: 1, sensorAgeMinutes: 4998, historyIndex: 12) == 3)
-        #expect(fram.historyAge(0) == .seconds(18 * 60))
-        #expect(fram.historyAge(0, timing: .code) == nil)
-        #expect(fram.historyAge(1, timing: .code) == .seconds(3 * 60))
-    }
-
-    /// A young sensor: history slots older than the sensor are not dated.
+    /// A young sensor: history slots at or before the sensor's start are not dated.
     @Test func historyBeforeTheSensorStartedHasNoAge() throws {
-        // Age 100: delay = (97 mod 15) + 3 = 10; predicted index 6 ≠ 12 → comment: 25 min.
-        let fram = try LibreFRAM(decoding: LibreFixtures.withAge(100))
-        #expect(fram.historyAge(0) == .seconds(25 * 60))
-        #expect(fram.historyAge(5) == .seconds(100 * 60))
-        #expect(fram.historyAge(6) == nil)
+        // Age 100, index 6 (in step): delay = (97 mod 15) + 3 = 10, so the newest record is at
+        // minute 90, the sixth (k = 5) at minute 15, and k = 6 would be minute 0.
+        let fram = try LibreFRAM(decoding: LibreFixtures.variant([27: 6, 316: 100, 317: 0]))
+        let timing = try fram.historyTiming()
+        #expect(fram.historyAge(0, timing: timing) == .seconds(10 * 60))
+        #expect(fram.historyAge(5, timing: timing) == .seconds(85 * 60))
+        #expect(fram.historyAge(6, timing: timing) == nil)
     }
 
     @Test func zeroMaximumWearUsesTheDefault() throws {

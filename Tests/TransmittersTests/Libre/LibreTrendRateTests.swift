@@ -3,16 +3,6 @@ import Testing
 @testable import Transmitters
 
 @Suite struct LibreTrendRateTests {
-    @Test(arguments: [
-        (-12.0, TrendDirection.rateOutOfRange), (-3.6, .doubleDown), (-3.5, .doubleDown), (-3.4, .singleDown),
-        (-2.0, .singleDown), (-1.5, .fortyFiveDown), (-1.0, .fortyFiveDown), (-0.99, .flat), (0, .flat),
-        (0.99, .flat), (1.0, .fortyFiveUp), (1.99, .fortyFiveUp), (2.0, .singleUp), (3.49, .singleUp),
-        (3.5, .doubleUp), (10, .doubleUp), (10.5, .rateOutOfRange), (.nan, .rateOutOfRange),
-    ])
-    func bands(rate: Double, direction: TrendDirection) {
-        #expect(LibreTrendRate.direction(milligramsPerDeciliterPerMinute: rate) == direction)
-    }
-
     static func samples(_ values: [Double]) -> [(minutesAgo: Int, glucose: GlucoseConcentration)] {
         values.enumerated().map { (minutesAgo: $0.offset, glucose: GlucoseConcentration(milligramsPerDeciliter: $0.element)) }
     }
@@ -33,6 +23,6 @@ import Testing
     @Test func realDumpIsFortyFiveUp() throws {
         let rate = try #require(LibreTrendRate.rate(Self.samples(LibreFixtures.trendRaw.map { Double($0) / 8.5 })))
         #expect(abs(rate - 1.0704) < 0.0001)
-        #expect(LibreTrendRate.direction(milligramsPerDeciliterPerMinute: rate) == .fortyFiveUp)
+        #expect(TrendDirection(milligramsPerDeciliterPerMinute: rate) == .fortyFiveUp)
     }
 }

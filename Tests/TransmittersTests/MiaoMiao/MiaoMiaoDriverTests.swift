@@ -99,7 +99,8 @@ import Wire
         let events = Self.events(actions)
         #expect(events[0] == .info(TransmitterInfo(battery: Percent(87), serialNumber: "2C5E8B0000A407E0", firmware: "0039", hardware: "0001")))
         #expect(events[1] == .info(TransmitterInfo(sensorState: "ready", sensorAge: .seconds(4993 * 60))))
-        #expect(events[2] == .reading(Reading(device: "mm", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 1323 / 8.5), trend: .fortyFiveUp), time: .monotonic(done))))
+        #expect(events[2] == .reading(Reading(device: "mm", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 1323 / 8.5), trend: .fortyFiveUp), time: .monotonic(done),
+                                              sensorStamp: SensorStamp(run: "2C5E8B0000A407E0", count: 4993))))
         #expect(Self.glucose(actions).count == 33)
         #expect(actions.count == events.count)  // no writes: nothing went wrong
         // The watchdog was fed at the packet's completion.

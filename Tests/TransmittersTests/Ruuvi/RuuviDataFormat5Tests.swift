@@ -11,7 +11,8 @@ import Wire
     @Test func specificationVectorEveryField() throws {
         let data = try RuuviDataFormat5(decoding: Self.valid)
         #expect(data.temperature == Temperature(degreesCelsius: 24.3))           // 0x12FC = 4860 × 0.005
-        #expect(abs(data.humidityPercent! - 53.49) < 1e-9)                       // 0x5394 = 21396 × 0.0025
+        #expect(data.humidityPercent == 53.49)                                   // 0x5394 = 21396 × 0.0025, exactly
+        #expect(data.humidityPercent.map { "\($0)" } == "53.49")                 // no binary-fraction noise
         #expect(data.pressurePascals == 100_044)                                 // 0xC37C + 50000
         #expect(data.accelerationX == 4)
         #expect(data.accelerationY == -4)
@@ -34,8 +35,9 @@ import Wire
     /// not "not available".
     @Test func rangeLimits() throws {
         let high = try RuuviDataFormat5(decoding: [UInt8](hex: "05 7FFF FFFE FFFE 7FFF 7FFF 7FFF FFDE FE FFFE CBB8334C884F"))
-        #expect(high.temperature == Temperature(degreesCelsius: 32767 * 0.005))  // 163.835 °C
-        #expect(high.humidityPercent == 65534 * 0.0025)                          // 163.835 %
+        // The specification's maximum values: 163.835 °C and 163.835 %, as those decimals.
+        #expect(high.temperature == Temperature(degreesCelsius: 163.835))
+        #expect(high.humidityPercent == 163.835)
         #expect(high.pressurePascals == 115_534)
         #expect([high.accelerationX, high.accelerationY, high.accelerationZ] == [32767, 32767, 32767])
         #expect(high.batteryMillivolts == 3646)                                  // 2046 + 1600
@@ -43,7 +45,7 @@ import Wire
         #expect(high.movementCounter == 254)
         #expect(high.measurementSequence == 65534)
         let low = try RuuviDataFormat5(decoding: [UInt8](hex: "05 8001 0000 0000 8001 8001 8001 0000 00 0000 000000000000"))
-        #expect(low.temperature == Temperature(degreesCelsius: -32767 * 0.005))
+        #expect(low.temperature == Temperature(degreesCelsius: -163.835))          // the specification's minimum
         #expect(low.humidityPercent == 0)
         #expect(low.pressurePascals == 50_000)
         #expect([low.accelerationX, low.accelerationY, low.accelerationZ] == [-32767, -32767, -32767])

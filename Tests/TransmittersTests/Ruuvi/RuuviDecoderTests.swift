@@ -23,9 +23,9 @@ import Wire
         return bytes
     }
 
-    func readings(_ celsius: Double, _ humidity: Int, at time: MonotonicInstant) -> [TransmitterEvent] {
+    func readings(_ celsius: Double, _ humidity: Double, at time: MonotonicInstant) -> [TransmitterEvent] {
         [.reading(Reading(device: "fridge", value: .temperature(Temperature(degreesCelsius: celsius)), time: .monotonic(time))),
-         .reading(Reading(device: "fridge", value: .humidity(Percent(humidity)!), time: .monotonic(time)))]
+         .reading(Reading(device: "fridge", value: .humidity(RelativeHumidity(percent: humidity)!), time: .monotonic(time)))]
     }
 
     @Test func recognisesOnlyRuuviManufacturerData() {
@@ -37,7 +37,7 @@ import Wire
 
     @Test func specificationVectorBecomesReadingsAndRepeatsAreDropped() {
         var decoder = RuuviDecoder(device: "fridge")
-        #expect(decoder.decode(advertisement(payload()), at: Self.t0) == readings(24.3, 53, at: Self.t0))
+        #expect(decoder.decode(advertisement(payload()), at: Self.t0) == readings(24.3, 53.49, at: Self.t0))
         #expect(decoder.lastSequence == 205)
         // The tag sends each measurement several times: the same sequence number is a repeat.
         #expect(decoder.decode(advertisement(payload()), at: Self.t0 + .seconds(1)) == [])
@@ -46,16 +46,31 @@ import Wire
             == readings(4.5, 50, at: Self.t0 + .seconds(2)))
         // Below zero, two's complement: 0xFC7C = −900 → −4.5 °C.
         #expect(decoder.decode(advertisement(payload(temperature: 0xFC7C, sequence: 207)), at: Self.t0)
-            == readings(-4.5, 53, at: Self.t0))
+            == readings(-4.5, 53.49, at: Self.t0))
     }
 
     @Test func notAvailableFieldsGiveNoReadingAndNoDeduplication() {
         var decoder = RuuviDecoder(device: "fridge")
         let humidityOnly = payload(temperature: 0x8000, sequence: 0xFFFF)
-        let one = [TransmitterEvent.reading(Reading(device: "fridge", value: .humidity(Percent(53)!), time: .monotonic(Self.t0)))]
+        let one = [TransmitterEvent.reading(Reading(device: "fridge", value: .humidity(RelativeHumidity(percent: 53.49)!), time: .monotonic(Self.t0)))]
         #expect(decoder.decode(advertisement(humidityOnly), at: Self.t0) == one)
         #expect(decoder.decode(advertisement(humidityOnly), at: Self.t0) == one, "no sequence number: nothing to de-duplicate on")
         #expect(decoder.decode(advertisement(payload(temperature: 0x8000, humidity: 0xFFFF, sequence: 1)), at: Self.t0) == [])
+    }
+
+    /// The format's resolution survives: 0x5395 = 21397 steps of 0.0025 % = 53.4925 %, and
+    /// 0x12FD = 4861 steps of 0.005 °C = 24.305 °C (dataformat_05.md field table), each the
+    /// Double nearest that decimal, printed as it.
+    @Test func resolutionIsKept() throws {
+        var decoder = RuuviDecoder(device: "fridge")
+        let events = decoder.decode(advertisement(payload(temperature: 0x12FD, humidity: 0x5395)), at: Self.t0)
+        #expect(events == readings(24.305, 53.4925, at: Self.t0))
+        guard case let .reading(humidity) = events.last, case let .humidity(value) = humidity.value else {
+            Issue.record("expected a humidity reading, got \(events)")
+            return
+        }
+        #expect(value.description == "53.4925 %")
+        #expect(Temperature(degreesCelsius: 24.305).description == "24.305 °C")
     }
 
     @Test func failedHumiditySensorIsReportedNotClamped() {

@@ -39,13 +39,15 @@ import Wire
     }
 
     @Test func humidityEveryField() throws {
-        // T raw 0x6664, RH raw 0x7C32 → 23.4316 °C, 54.6384 % (status bits 00).
+        // T raw 0x6664, RH raw 0x7C32 → 23.4316 °C, 54.6384 % (status bits 00); reported to
+        // hundredths, the SHT21's own resolution.
         let data = try SensorTagHumidity(decoding: [UInt8](hex: "6466 327C"))
         #expect(data.rawTemperature == 0x6664)
         #expect(data.rawHumidity == 0x7C32)
-        #expect(close(data.temperature.degreesCelsius, 23.431564941406243))
+        #expect(data.temperature == Temperature(degreesCelsius: 23.43))
         #expect(close(data.relativeHumidityPercent, 54.638427734375))
-        #expect(data.relativeHumidity == Percent(55))
+        #expect(data.relativeHumidity == RelativeHumidity(percent: 54.64))
+        #expect(data.relativeHumidity.description == "54.64 %")
         #expect(!data.isEmpty)
     }
 
@@ -59,11 +61,11 @@ import Wire
     @Test func fridgeHumidityAndClamping() throws {
         // T raw 0x4A3C, RH raw 0x8A5A → 4.1049 °C, 61.5507 %.
         let fridge = try SensorTagHumidity(decoding: [UInt8](hex: "3C4A 5A8A"))
-        #expect(close(fridge.temperature.degreesCelsius, 4.104938964843747))
-        #expect(fridge.relativeHumidity == Percent(62))
+        #expect(fridge.temperature == Temperature(degreesCelsius: 4.1))        // 4.104939 to hundredths
+        #expect(fridge.relativeHumidity == RelativeHumidity(percent: 61.55))
         // The formula's ends: raw 0 → −6 %, raw 0xFFFC → 118.99 %: clamped to 0 and 100.
-        #expect(SensorTagHumidity(rawTemperature: 1, rawHumidity: 0).relativeHumidity == .zero)
-        #expect(SensorTagHumidity(rawTemperature: 1, rawHumidity: 0xFFFF).relativeHumidity == .full)
+        #expect(SensorTagHumidity(rawTemperature: 1, rawHumidity: 0).relativeHumidity == RelativeHumidity(percent: 0))
+        #expect(SensorTagHumidity(rawTemperature: 1, rawHumidity: 0xFFFF).relativeHumidity == RelativeHumidity(percent: 100))
         #expect(SensorTagHumidity(rawTemperature: 0, rawHumidity: 0).isEmpty)
     }
 

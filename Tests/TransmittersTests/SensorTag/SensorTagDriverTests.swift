@@ -109,8 +109,8 @@ import Wire
         var driver = running()
         let at = Self.t0 + .seconds(1)
         #expect(driver.receive(.value(Self.humData, [UInt8](hex: "3C4A 5A8A"), origin: .notification), at: at) == [
-            reading(.temperature(Temperature(degreesCelsius: -46.85 + 175.72 * Double(0x4A3C) / 65536)), at: at),
-            reading(.humidity(Percent(62)!), at: at),
+            reading(.temperature(Temperature(degreesCelsius: 4.1)), at: at),       // −46.85 + 175.72 × 0x4A3C / 65536, to hundredths
+            reading(.humidity(RelativeHumidity(percent: 61.55)!), at: at),
         ])
         #expect(driver.nextDeadline == at + .seconds(30), "fed by the reading")
         // IR data is not ours to report with the SHT21 as the source.
@@ -133,7 +133,7 @@ import Wire
         #expect(abs(temperature.degreesCelsius - celsius) < 1e-9)
         // With an IR source, the SHT21 still gives humidity but not the temperature.
         #expect(driver.receive(.value(Self.humData, [UInt8](hex: "3C4A 5A8A"), origin: .notification), at: Self.t0)
-            == [reading(.humidity(Percent(62)!), at: Self.t0)])
+            == [reading(.humidity(RelativeHumidity(percent: 61.55)!), at: Self.t0)])
     }
 
     @Test func malformedAndNotYetMeasuredValuesAreReported() {
