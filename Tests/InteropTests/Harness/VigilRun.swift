@@ -102,6 +102,8 @@ struct GlucoseValue: Equatable, CustomStringConvertible {
     var time: String?
     /// How many `connected` events came before it: which session it belongs to.
     var session: Int
+    /// The transmitter's own name for the reading (`sensorTime` in the event), if it has one.
+    var sensorTime: Int? = nil
     var description: String { "\(mgdl) mg/dL \(trend ?? "-") at \(time ?? "?") (session \(session))" }
 
     /// `time` in seconds since 1970, for differences between readings.
@@ -124,7 +126,8 @@ extension VigilRun {
             if event.string("event") == "connected" { session += 1 }
             guard event.string("event") == "reading", let mgdl = event.double("mgdl") else { continue }
             values.append(GlucoseValue(address: event.string("address"), kind: event.string("kind"), mgdl: mgdl,
-                                       trend: event.string("trend"), time: event.string("time"), session: session))
+                                       trend: event.string("trend"), time: event.string("time"), session: session,
+                                       sensorTime: event.int("sensorTime")))
         }
         return values
     }
