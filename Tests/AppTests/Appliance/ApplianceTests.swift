@@ -213,6 +213,25 @@ struct ApplianceTests {
                 || world.appliance.deviceStates.first?.1.hasPrefix("connect") == true)
     }
 
+    /// Someone else's Dexcom nearby, with the same last two characters (the name Vigil looks
+    /// for): it refuses every session with the ID mismatch, and is asked ever more slowly, not
+    /// every second (back-off 1, 2, 4, ... s).
+    @Test("a transmitter that refuses is retried with a growing back-off, not hammered")
+    func aRefusingTransmitterBacksOff() throws {
+        var sim = SimulatedDexcom(id: try Dexcom.TransmitterID("8134AB"), cycle: .seconds(1))
+        let driver = try TransmitterRegistry.builtIn.makeDriver(TransmitterConfiguration(typeName: "dexcom", device: "g6", options: ["transmitter-id": "8112AB"]))
+        var world = ApplianceWorld(devices: [Appliance.Device(driver: driver)], peripherals: [sim.makePeripheral()])
+        sim.service(&world.controller.radio, at: world.now)
+        world.dexcom = sim
+        world.start()
+        world.advance(by: .seconds(60))
+        let mismatches = world.transmitterEvents { if case .incompatible(let reason) = $0 { reason.contains("mismatch") } else { false } }
+        let connections = world.events.filter { if case .connecting = $0 { true } else { false } }.count
+        #expect(mismatches >= 3, "mismatches: \(mismatches)")
+        #expect(connections <= 8, "\(connections) connections in a minute to a transmitter that is not ours")
+        #expect(world.readings.isEmpty)
+    }
+
     @Test("a dead controller is reported as Bluetooth unavailable")
     func deadController() throws {
         var world = ApplianceWorld(devices: [try ApplianceWorld.heartRate()], peripherals: [SimulatedDevices.heartRateMonitor()])
