@@ -124,7 +124,14 @@ extension Interop {
                 // The rig logs mg/dL rounded to 3 decimals (mol/L records convert with 18.0182).
                 let got = reading.double("mgdl"), want = record.double("mgdl")
                 #expect(got != nil && want != nil && abs(got! - want!) < 0.001, context, sourceLocation: sourceLocation)
+                // A record the rig sent a Measurement Context for carries its meal and tester (the
+                // rig's context: meal 1 preprandial, tester 1 self); the others carry none.
+                let hasContext = run.rigRecords.contains { $0.string("sent") == "glucose-context" && $0.int("seq") == record.int("seq") }
+                #expect(reading.string("meal") == (hasContext ? "preprandial" : nil), context, sourceLocation: sourceLocation)
+                #expect(reading.string("tester") == (hasContext ? "self" : nil), context, sourceLocation: sourceLocation)
             }
+            #expect(readings.contains { $0.string("meal") != nil } == sent.contains { $0.int("shape") == 4 },
+                    "the rig's context record (shape 4) and vigil's readings disagree", sourceLocation: sourceLocation)
         }
 
         /// The RACP writes the rig received, as hex.

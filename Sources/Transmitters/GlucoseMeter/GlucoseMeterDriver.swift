@@ -33,7 +33,14 @@ import Wire
 /// the configured UTC offset of the meter's clock), each with its `SensorStamp`: count = the
 /// sequence number, run = the record's own date on the meter's clock as the meter states it
 /// (`2026-11-22T07:30:00`). The same record read twice is one reading, and a reset meter's new
-/// #1 is not the old #1. A record is discarded with its reason when it has no concentration, a
+/// #1 is not the old #1.
+///
+/// A record whose flags say a Measurement Context follows (bit 4, "context information
+/// follows"; the context carries the same sequence number) is held until its context arrives,
+/// and its reading carries the meal and tester (`MeterReadingContext`). The next record, the
+/// RACP response, the procedure deadline (or, outside a procedure, the same time), or the link
+/// dropping releases a held record without one: a context that never comes costs the context,
+/// never the fingerstick. A record is discarded with its reason when it has no concentration, a
 /// special SFLOAT, control solution, a status bit other than "battery low", or no known date: a
 /// fingerstick also calibrates the G4 and Libre paths, so a wrong one does double harm.
 ///
@@ -98,6 +105,16 @@ public struct GlucoseMeterDriver: TransmitterDriver {
     /// Sequence numbers the current transfer may bring that were taken before the meter's
     /// numbers went back.
     private var alreadyTaken: ClosedRange<UInt16>?
+    /// A record waiting for the Measurement Context its flags announced.
+    private var held: HeldRecord?
+
+    /// A record's reading and what goes with it, kept until its context arrives or `until`.
+    struct HeldRecord: Hashable, Sendable {
+        var sequence: UInt16
+        var reading: Reading
+        var alongside: [DriverAction]
+        var until: MonotonicInstant
+    }
 
     public init(device: DeviceID, configuration: Configuration = Configuration()) {
         self.device = device
@@ -107,8 +124,10 @@ public struct GlucoseMeterDriver: TransmitterDriver {
 
     public var nextDeadline: MonotonicInstant? {
         switch phase {
-        case let .checkingTheNewestRecord(deadline), let .awaitingRecords(_, deadline), let .abortingTransfer(deadline): deadline
-        default: nil
+        case let .checkingTheNewestRecord(deadline), let .awaitingRecords(_, deadline), let .abortingTransfer(deadline):
+            earliest(deadline, held?.until)
+        case .subscribing, .idle: held?.until
+        case .notStarted, .disconnecting, .disconnected: nil
         }
     }
 
@@ -129,6 +148,7 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         recordsThisTransfer = 0
         newestOnMeter = nil
         alreadyTaken = nil
+        held = nil
         let measurement = discovered.characteristic(Self.measurement, in: SIG.Service.glucose)
         let racp = discovered.characteristic(Self.racp, in: SIG.Service.glucose)
         guard measurement?.properties.contains(.notify) == true,
@@ -160,7 +180,7 @@ public struct GlucoseMeterDriver: TransmitterDriver {
             guard phase != .notStarted else { return [] }
             if case .disconnected = phase { return [] }
             phase = .disconnected(reason: reason)
-            return [.emit(.disconnected(reason: reason))]
+            return release() + [.emit(.disconnected(reason: reason))]
         }
         guard isActive else { return [] }
         switch input {
@@ -187,6 +207,12 @@ public struct GlucoseMeterDriver: TransmitterDriver {
     }
 
     public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
+        var actions: [DriverAction] = []
+        if let held, now >= held.until { actions += release() }
+        return actions + handleProcedureDeadline(at: now)
+    }
+
+    private mutating func handleProcedureDeadline(at now: MonotonicInstant) -> [DriverAction] {
         switch phase {
         case let .checkingTheNewestRecord(deadline) where now >= deadline:
             return abort(RACP.Request.reportLastRecord, at: now)
@@ -243,11 +269,16 @@ public struct GlucoseMeterDriver: TransmitterDriver {
                     newestOnMeter = SensorStamp(run: measurement.meterClockText ?? "", count: Int64(measurement.sequenceNumber))
                     return []
                 }
-                return accept(measurement)
+                // A record comes after the context of the one before, if any: that one is done.
+                return release() + accept(measurement, at: now)
             case Self.context:
-                lastContext = try GlucoseMeasurementContext(decoding: bytes)
+                let context = try GlucoseMeasurementContext(decoding: bytes)
+                lastContext = context
                 keepAlive(at: now)
-                return []
+                // A context for a record not held (looked at in the check, skipped as taken
+                // before, or discarded) has no reading to join.
+                guard let waiting = held, waiting.sequence == context.sequenceNumber else { return [] }
+                return release(with: context.readingContext)
             case Self.racp:
                 return receiveResponse(try RACP.Response(decoding: bytes), at: now)
             case Self.feature:
@@ -263,7 +294,7 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         }
     }
 
-    private mutating func accept(_ measurement: GlucoseMeasurement) -> [DriverAction] {
+    private mutating func accept(_ measurement: GlucoseMeasurement, at now: MonotonicInstant) -> [DriverAction] {
         let sequence = measurement.sequenceNumber
         switch phase {
         case let .awaitingRecords(.reportRecords(atLeast: first), _):
@@ -284,13 +315,25 @@ public struct GlucoseMeterDriver: TransmitterDriver {
               let local = measurement.meterClockTime, let run = measurement.meterClockText
         else { return [] }  // rejection(of:) has ruled these out
         recordsThisTransfer += 1
-        let reading = Reading(device: device, value: .meterGlucose(glucose), time: .wallClock(local - configuration.meterUTCOffset),
+        let reading = Reading(device: device, value: .meterGlucose(glucose, context: nil), time: .wallClock(local - configuration.meterUTCOffset),
                               sensorStamp: SensorStamp(run: run, count: Int64(sequence)))
-        var actions: [DriverAction] = [.emit(.reading(reading))]
+        var alongside: [DriverAction] = []
         if measurement.sensorStatus?.contains(.batteryLow) == true {
-            actions.append(.emit(.info(TransmitterInfo(sensorState: "meter battery low"))))
+            alongside.append(.emit(.info(TransmitterInfo(sensorState: "meter battery low"))))
         }
-        return actions
+        guard measurement.contextInformationFollows else { return [.emit(.reading(reading))] + alongside }
+        held = HeldRecord(sequence: sequence, reading: reading, alongside: alongside, until: now + configuration.procedureTimeout)
+        return []
+    }
+
+    /// The held record's reading, with `context` if its context came, and what goes with it.
+    private mutating func release(with context: MeterReadingContext? = nil) -> [DriverAction] {
+        guard var record = held else { return [] }
+        held = nil
+        if case let .meterGlucose(glucose, _) = record.reading.value {
+            record.reading.value = .meterGlucose(glucose, context: context)
+        }
+        return [.emit(.reading(record.reading))] + record.alongside
     }
 
     /// `measurement` is now the newest record taken (a discarded one too: asking for it again
@@ -329,9 +372,11 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         }
         let wasAbort = phase.isAborting
         phase = .idle
+        // The transfer is over: a record still waiting for its context will not get one.
+        let released = release()
         switch code {
         case .success where wasAbort || request == RACP.Opcode.abortOperation.rawValue:
-            return [.emit(.info(TransmitterInfo(sensorState: "record transfer aborted after \(recordsThisTransfer) record(s)\(lastSequenceText)")))]
+            return released + [.emit(.info(TransmitterInfo(sensorState: "record transfer aborted after \(recordsThisTransfer) record(s)\(lastSequenceText)")))]
         case .success, .noRecordsFound:
             if let newest = newestOnMeter, newest.count <= Int64(UInt16.max) {
                 // The meter's newest record is the one the next check compares with, whatever
@@ -339,9 +384,9 @@ public struct GlucoseMeterDriver: TransmitterDriver {
                 lastSequenceNumber = UInt16(newest.count)
                 lastRecordRun = newest.run.isEmpty ? nil : newest.run
             }
-            return [.emit(.info(TransmitterInfo(sensorState: "\(recordsThisTransfer) new record(s)\(lastSequenceText)")))]
+            return released + [.emit(.info(TransmitterInfo(sensorState: "\(recordsThisTransfer) new record(s)\(lastSequenceText)")))]
         default:
-            return [.emit(.operationFailed(.write(Self.racp), .other("RACP op \(request) refused: \(code)")))]
+            return released + [.emit(.operationFailed(.write(Self.racp), .other("RACP op \(request) refused: \(code)")))]
         }
     }
 

@@ -31,17 +31,19 @@ import Wire
     /// A record of `mgdl` mg/dL (kg/L SFLOAT with exponent −5), capillary blood from a finger.
     static func record(_ sequence: UInt16, mgdl: Int16 = 123, offsetMinutes: Int64? = nil, type: GlucoseSampleType = .capillaryWholeBlood,
                        location: GlucoseSampleLocation = .finger, status: GlucoseSensorStatus? = nil, raw: UInt16? = nil,
-                       time: DateTime = baseTime) -> [UInt8] {
+                       time: DateTime = baseTime, contextFollows: Bool = false) -> [UInt8] {
         let sfloat = raw ?? (0xB000 | UInt16(bitPattern: mgdl) & 0x0FFF)
         return GlucoseMeasurement(sequenceNumber: sequence, baseTime: time, timeOffset: offsetMinutes.map { .seconds($0 * 60) },
                                   concentration: .init(value: .init(raw: sfloat), unit: .kilogramsPerLiter),
-                                  sampleType: type, sampleLocation: location, sensorStatus: status).encoded
+                                  sampleType: type, sampleLocation: location, sensorStatus: status,
+                                  contextInformationFollows: contextFollows).encoded
     }
 
     /// The reading of record `sequence`: dated `epoch` (UTC) and stamped with the sequence
     /// number and the record's own date on the meter's clock (`run`; the base time by default).
-    static func meterReading(_ mgdl: Double, epoch: Int64, sequence: Int64 = 1, run: String = "2026-11-22T07:30:00") -> DriverAction {
-        .emit(.reading(Reading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: mgdl)),
+    static func meterReading(_ mgdl: Double, epoch: Int64, sequence: Int64 = 1, run: String = "2026-11-22T07:30:00",
+                             context: MeterReadingContext? = nil) -> DriverAction {
+        .emit(.reading(Reading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: mgdl), context: context),
                                time: .wallClock(WallClockTime(secondsSinceEpoch: epoch)), sensorStamp: SensorStamp(run: run, count: sequence))))
     }
 
@@ -329,6 +331,105 @@ import Wire
         #expect(driver.feature == [.lowBatteryDetection, .multipleBond])
         #expect(driver.receive(.value(Self.battery, [55], origin: .read), at: Self.t0) == [.emit(.info(TransmitterInfo(battery: Percent(55))))])
         #expect(driver.receive(value(Self.context, [0x02]), at: Self.t0).count == 1)
+    }
+
+    // MARK: - Measurement Context
+
+    /// A context for record `sequence`, flags 0x06 (meal, tester/health): meal 1 preprandial,
+    /// tester 1 self / health 15 not available (0xF1), as glucose_measurement_context.xml lays out.
+    static func context(_ sequence: UInt16) -> [UInt8] { [0x06, UInt8(sequence & 0xFF), UInt8(sequence >> 8), 0x01, 0xF1] }
+    static let preprandialBySelf = MeterReadingContext(meal: .preprandial, tester: .selfTested)
+
+    /// A record that announces a context (flag bit 4) waits for it, and carries it.
+    @Test func aRecordWaitsForItsContext() {
+        var driver = transferring()
+        #expect(driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.context, Self.context(4)), at: Self.t0)
+                == [Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4, context: Self.preprandialBySelf)])
+        #expect(driver.lastContext?.sequenceNumber == 4)
+    }
+
+    /// What goes with the record (a low meter battery) waits with it and follows its reading.
+    @Test func whatGoesWithAHeldRecordFollowsIt() {
+        var driver = transferring()
+        #expect(driver.receive(value(Self.measurement, Self.record(4, status: .batteryLow, contextFollows: true)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.context, Self.context(4)), at: Self.t0) == [
+            Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4, context: Self.preprandialBySelf),
+            .emit(.info(TransmitterInfo(sensorState: "meter battery low"))),
+        ])
+    }
+
+    /// The next record releases a held one without its context: the fingerstick is never lost.
+    @Test func theNextRecordReleasesAHeldOne() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0)
+        #expect(driver.receive(value(Self.measurement, Self.record(5)), at: Self.t0) == [
+            Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4),
+            Self.meterReading(123, epoch: Self.baseEpoch, sequence: 5),
+        ])
+        // A context for a record no longer held joins nothing.
+        #expect(driver.receive(value(Self.context, Self.context(4)), at: Self.t0) == [])
+    }
+
+    /// The RACP response ends the transfer: a held record comes out before the summary.
+    @Test func theResponseReleasesAHeldRecord() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0)
+        #expect(driver.receive(value(Self.racp, Self.success), at: Self.t0) == [
+            Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4),
+            .emit(.info(TransmitterInfo(sensorState: "1 new record(s), last sequence number 4"))),
+        ])
+    }
+
+    /// A context for another record does not join the held one, which keeps waiting.
+    @Test func aContextForAnotherRecordIsNotJoined() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0)
+        #expect(driver.receive(value(Self.context, Self.context(3)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.context, Self.context(4)), at: Self.t0)
+                == [Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4, context: Self.preprandialBySelf)])
+    }
+
+    /// Silence releases a held record at the procedure deadline, before the abort.
+    @Test func theDeadlineReleasesAHeldRecord() throws {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0 + .seconds(1))
+        let deadline = try #require(driver.nextDeadline)
+        #expect(deadline == Self.t0 + .seconds(31))
+        let actions = driver.handleDeadline(at: deadline)
+        #expect(actions.first == Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4))
+        #expect(actions.last == .write(Self.racp, [0x03, 0x00], withResponse: true))
+    }
+
+    /// Outside a procedure (a record the meter notifies while idle) the same wait applies.
+    @Test func anIdleHeldRecordIsReleasedAfterTheSameWait() throws {
+        var driver = transferring()
+        _ = driver.receive(value(Self.racp, Self.success), at: Self.t0)
+        #expect(driver.nextDeadline == nil)
+        _ = driver.receive(value(Self.measurement, Self.record(1, contextFollows: true)), at: Self.t0)
+        #expect(driver.nextDeadline == Self.t0 + .seconds(30))
+        #expect(driver.handleDeadline(at: Self.t0 + .seconds(29)) == [])
+        #expect(driver.handleDeadline(at: Self.t0 + .seconds(30)) == [Self.meterReading(123, epoch: Self.baseEpoch)])
+        #expect(driver.nextDeadline == nil)
+    }
+
+    /// The link dropping releases a held record before the disconnection is reported.
+    @Test func aDisconnectionReleasesAHeldRecord() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0)
+        #expect(driver.receive(.disconnected(reason: "meter off"), at: Self.t0) == [
+            Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4),
+            .emit(.disconnected(reason: "meter off")),
+        ])
+    }
+
+    /// The record looked at in the check is not held, and its context joins nothing.
+    @Test func theCheckedRecordsContextJoinsNothing() {
+        var driver = started()
+        _ = driver.receive(.subscribed(Self.racp), at: Self.t0)
+        #expect(driver.receive(value(Self.measurement, Self.record(9, contextFollows: true)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.context, Self.context(9)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.racp, Self.success), at: Self.t0) == [.write(Self.racp, [0x01, 0x01], withResponse: true)])
     }
 
     // MARK: - Responses
