@@ -8,7 +8,7 @@ import Readings
 /// | kind | code | value | trend | detail |
 /// |---|---|---|---|---|
 /// | glucose | 1 | mg/dL | Nightscout direction or NULL | - |
-/// | meter-glucose | 2 | mg/dL | - | - |
+/// | meter-glucose | 2 | mg/dL | - | the meter's context, `meal=preprandial;tester=self`, or NULL |
 /// | heart-rate | 3 | beats/min | - | `detected` / `not-detected` / NULL (not reported) |
 /// | rr-intervals | 4 | count | - | ticks of 1/1024 s, comma-separated, oldest first |
 /// | energy-expended | 5 | kJ | - | - |
@@ -67,7 +67,9 @@ struct ReadingColumns: Equatable {
         case let .glucose(concentration, direction):
             self.value = concentration.milligramsPerDeciliter
             trend = direction?.nightscoutName
-        case let .meterGlucose(concentration): self.value = concentration.milligramsPerDeciliter
+        case let .meterGlucose(concentration, context):
+            self.value = concentration.milligramsPerDeciliter
+            detail = context?.text
         case let .humidity(humidity): self.value = humidity.percent
         case let .temperature(temperature): self.value = temperature.degreesCelsius
         case let .battery(level): self.value = Double(level.value)
@@ -90,7 +92,12 @@ struct ReadingColumns: Equatable {
             }
             return .success(.glucose(GlucoseConcentration(milligramsPerDeciliter: value), trend: direction))
         case .meterGlucose:
-            return .success(.meterGlucose(GlucoseConcentration(milligramsPerDeciliter: value)))
+            var context: MeterReadingContext?
+            if let detail {
+                guard let parsed = MeterReadingContext(text: detail) else { return .failure(.badDetail(kind, detail)) }
+                context = parsed
+            }
+            return .success(.meterGlucose(GlucoseConcentration(milligramsPerDeciliter: value), context: context))
         case .heartRate:
             guard let bpm = whole(UInt16.self) else { return .failure(.badValue(kind, value)) }
             let contact: SkinContact

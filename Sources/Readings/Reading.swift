@@ -35,8 +35,9 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
         /// `trend` is nil when the transmitter sends none (as opposed to `.notComputable`).
         case glucose(GlucoseConcentration, trend: TrendDirection?)
         /// A fingerstick from a blood glucose meter: also a calibration point for transmitters
-        /// that report raw values (Libre through a bridge, the G4 through xBridge).
-        case meterGlucose(GlucoseConcentration)
+        /// that report raw values (Libre through a bridge, the G4 through xBridge). `context`
+        /// is the meal and tester the person gave the meter, when it sent them.
+        case meterGlucose(GlucoseConcentration, context: MeterReadingContext?)
         /// Relative humidity, for the insulin-fridge thermometers, at the sensor's resolution.
         case humidity(RelativeHumidity)
         case temperature(Temperature)
@@ -61,7 +62,7 @@ public struct Reading: Hashable, Sendable, CustomStringConvertible {
             case let .rrIntervals(intervals): "RR \(intervals.map(\.description).joined(separator: ", "))"
             case let .energyExpended(energy): "\(energy)"
             case let .glucose(concentration, trend): "\(concentration) \(trend.map(\.description) ?? "no trend")"
-            case let .meterGlucose(concentration): "meter \(concentration)"
+            case let .meterGlucose(concentration, context): "meter \(concentration)" + (context.map { " (\($0))" } ?? "")
             case let .humidity(level): "humidity \(level)"
             case let .temperature(temperature): "\(temperature)"
             case let .battery(level): "battery \(level)"

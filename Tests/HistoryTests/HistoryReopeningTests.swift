@@ -57,7 +57,7 @@ import Testing
         let directory = try TemporaryDirectory()
         var reopening = HistoryReopening(path: directory.database, failedAt: Self.at(0))
         let boardDated = Self.heartRates(1, from: 0).map { var r = $0; r.wallTime = WallClockTime(secondsSinceEpoch: 5); return r }
-        let meterDated = [RecordedReading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104)), wallTime: noon)]
+        let meterDated = [RecordedReading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104), context: nil), wallTime: noon)]
         reopening.keep(.readings(boardDated, receivedAt: Self.at(5)))
         reopening.keep(.readings(meterDated, receivedAt: nil))
         #expect(reopening.waitingRows == 2)

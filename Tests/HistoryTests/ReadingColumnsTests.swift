@@ -22,6 +22,10 @@ import Testing
             == ReadingColumns(kindCode: 7, value: 4.5, trend: nil, detail: nil))
         #expect(ReadingColumns(.battery(Percent(80)!)) == ReadingColumns(kindCode: 8, value: 80, trend: nil, detail: nil))
         #expect(ReadingColumns(.humidity(RelativeHumidity(percent: 81.5)!)) == ReadingColumns(kindCode: 6, value: 81.5, trend: nil, detail: nil))
+        #expect(ReadingColumns(.meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104), context: MeterReadingContext(meal: .preprandial, tester: .selfTested)))
+            == ReadingColumns(kindCode: 2, value: 104, trend: nil, detail: "meal=preprandial;tester=self"))
+        #expect(ReadingColumns(.meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104), context: nil))
+            == ReadingColumns(kindCode: 2, value: 104, trend: nil, detail: nil))
     }
 
     /// Humidity rows as a version before fractional humidity stored them (whole percents) and
@@ -50,6 +54,7 @@ import Testing
         (ReadingColumns(kindCode: 4, value: 2, trend: nil, detail: "1024,x"), .badDetail(.rrIntervals, "1024,x")),
         (ReadingColumns(kindCode: 4, value: 2, trend: nil, detail: "1024,,3"), .badDetail(.rrIntervals, "1024,,3")),
         (ReadingColumns(kindCode: 5, value: -1, trend: nil, detail: nil), .badValue(.energyExpended, -1)),
+        (ReadingColumns(kindCode: 2, value: 104, trend: nil, detail: "meal=brunch"), .badDetail(.meterGlucose, "meal=brunch")),
         (ReadingColumns(kindCode: 6, value: 101, trend: nil, detail: nil), .badValue(.humidity, 101)),
         (ReadingColumns(kindCode: 6, value: -0.5, trend: nil, detail: nil), .badValue(.humidity, -0.5)),
         (ReadingColumns(kindCode: 8, value: .nan, trend: nil, detail: nil), .badValue(.battery, .nan)),

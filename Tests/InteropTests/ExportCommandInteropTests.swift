@@ -22,14 +22,14 @@ extension Interop {
             let text = try String(contentsOfFile: output, encoding: .utf8)
             #expect(text.hasSuffix("\r\n"))
             let rows = Self.lines(text, separator: "\r\n")
-            #expect(rows.first == "device,kind,value,unit,trend,time,sensor_time,sensor_run,origin")
+            #expect(rows.first == "device,kind,value,unit,trend,time,sensor_time,sensor_run,origin,context")
             #expect(rows.count == 1 + fixture.glucoseCount + fixture.heartRateCount)
             // The first reading: glucose i = 0 at 2026-11-01T00:00:00Z, shown at +01:00.
-            #expect(rows[1] == "dexcom-811234,glucose,80,mg/dL,Flat,2026-11-01T01:00:00+01:00,0,,live")
+            #expect(rows[1] == "dexcom-811234,glucose,80,mg/dL,Flat,2026-11-01T01:00:00+01:00,0,,live,")
             // Heart rate i = 0 at 00:00:30Z comes next, in wall-time order.
-            #expect(rows[2] == "polar-h10,heart-rate,60,bpm,,2026-11-01T01:00:30+01:00,,,live")
+            #expect(rows[2] == "polar-h10,heart-rate,60,bpm,,2026-11-01T01:00:30+01:00,,,live,")
             // The last glucose (i = 2499: 80 + 99 mg/dL, 2499 × 300 s = 8 d 16 h 15 min later).
-            #expect(rows.last == "dexcom-811234,glucose,179,mg/dL,Flat,2026-11-09T17:15:00+01:00,749700,,live")
+            #expect(rows.last == "dexcom-811234,glucose,179,mg/dL,Flat,2026-11-09T17:15:00+01:00,749700,,live,")
             // No temporary file is left beside it.
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).filter { $0.hasSuffix(".tmp") }
             #expect(leftovers.isEmpty)
@@ -139,7 +139,7 @@ extension Interop {
             try "[storage]\nstate-dir = \"\(fixture.stateDirectory)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
             let result = try Self.run(["export", "--config", config])
             #expect(result.exitCode == 0, "\(result.summary)")
-            #expect(result.stdoutText.contains("dexcom-811234,glucose,80,mg/dL,Flat,2026-11-01T00:00:00+00:00,0,,live"), "\(result.stdoutText)")
+            #expect(result.stdoutText.contains("dexcom-811234,glucose,80,mg/dL,Flat,2026-11-01T00:00:00+00:00,0,,live,"), "\(result.stdoutText)")
         }
     }
 }

@@ -22,12 +22,12 @@ extension Interop {
             let stored = try #require(try rig.info().objects("records"), "rig info has no records")
             let state = try StateDirectory()
 
-            // First run: pairs (the meter refuses its CCCDs and RACP on a clear link) and asks
-            // for all records (RACP op 1, operator 1).
+            // First run: pairs (the meter refuses its CCCDs and RACP on a clear link), looks at the
+            // meter's newest record (RACP op 1, operator 6) and asks for all records (operator 1).
             let first = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds)
             try first.expectCleanExit()
             #expect(first.events(named: "paired").first?.bool("secureConnections") == true, "no SC pairing\n\(first.diagnostics)")
-            #expect(Self.racpRequests(first) == ["0101"], "want one 'report all records' request\n\(Self.racpLog(first))")
+            #expect(Self.racpRequests(first) == [Self.lastRecord, "0101"], "want the check, then 'report all records'\n\(Self.racpLog(first))")
             let sentFirst = Self.sentMeasurements(first)
             #expect(sentFirst.count == stored.count, "the rig sent \(sentFirst.count) of \(stored.count) records\n\(Self.racpLog(first))")
             try Self.expectReadingsMatch(first, sent: sentFirst)
@@ -36,13 +36,12 @@ extension Interop {
             #expect(first.events(named: "state-saved").last?.string("last-sequence") == "\(newest)",
                     "\(first.events(named: "state-saved"))")
 
-            // Second run, same state directory, no option: only records newer than the saved
-            // one are asked for (RACP op 1, operator 3 >=, filter 1 sequence number), and the
-            // meter has none.
+            // Second run, same state directory, no option: the meter's newest record is the one
+            // saved, so nothing more is asked for.
             let second = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds)
             try second.expectCleanExit()
             #expect(second.events(named: "paired").isEmpty, "second run paired again\n\(second.diagnostics)")
-            #expect(Self.racpRequests(second) == [Self.reportAtLeast(newest + 1)], "\(Self.racpLog(second))")
+            #expect(Self.racpRequests(second) == [Self.lastRecord], "\(Self.racpLog(second))")
             #expect(Self.sentMeasurements(second).isEmpty, "\(Self.racpLog(second))")
             #expect(second.events(named: "reading").isEmpty, "\(second.diagnostics)")
         }
@@ -59,7 +58,7 @@ extension Interop {
             let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config(lastSequence: lastSequence)),
                                    seconds: Self.seconds)
             try run.expectCleanExit()
-            #expect(Self.racpRequests(run) == [Self.reportAtLeast(lastSequence + 1)], "\(Self.racpLog(run))")
+            #expect(Self.racpRequests(run) == [Self.lastRecord, Self.reportAtLeast(lastSequence + 1)], "\(Self.racpLog(run))")
             let sent = Self.sentMeasurements(run)
             let newer = stored.filter { ($0.int("seq") ?? .min) > lastSequence }
             #expect(!newer.isEmpty && newer.count < stored.count)
@@ -68,10 +67,51 @@ extension Interop {
             try Self.expectReadingsMatch(run, sent: sent)
         }
 
+        /// A meter whose sequence numbers restarted between two runs (the rig's
+        /// `--reset-at-connection 2`: 3 new records numbered from 1, dated a day later). The
+        /// second run sees the meter's newest record below the saved one, reads everything
+        /// again, and the new #1–#3 are stored beside the old #1–#3, not taken for them.
+        @Test func aMeterWhoseNumbersRestartedIsReadAgain() throws {
+            let rig = try Rig.launch("glucose_meter.py", arguments: ["--records", Self.records, "--reset-at-connection", "2",
+                                                                     "--records-after-reset", "3"])
+            defer { rig.stop() }
+            let state = try StateDirectory()
+            let first = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds)
+            try first.expectCleanExit()
+            try Self.expectReadingsMatch(first, sent: Self.sentMeasurements(first))
+            #expect(first.events(named: "state-saved").last?.string("last-sequence") == Self.records)
+
+            let second = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds)
+            try second.expectCleanExit()
+            #expect(second.rigRecords.contains { $0.string("event") == "reset" }, "the rig did not reset\n\(Self.racpLog(second))")
+            #expect(Self.racpRequests(second) == [Self.lastRecord, "0101"], "\(Self.racpLog(second))")
+            let sent = Self.sentMeasurements(second)
+            #expect(sent.compactMap { $0.int("seq") } == [1, 2, 3], "\(Self.racpLog(second))")
+            try Self.expectReadingsMatch(second, sent: sent)
+            let saved = second.events(named: "state-saved").last
+            #expect(saved?.string("last-sequence") == "3", "\(second.events(named: "state-saved"))")
+            #expect(saved?.string("last-record") == sent.last?.string("recordTime"), "\(second.events(named: "state-saved"))")
+
+            // The history holds both runs' records, each once, told apart by their stamps:
+            // sensor_time is the sequence number, sensor_run the record's own date.
+            let export = try VigilProcess().run(["export", "--state-dir", state.url.path, "--format", "ndjson", "--kind", "meter-glucose",
+                                                 "--utc-offset", "Z"], timeout: .seconds(60))
+            #expect(export.exitCode == 0, "\(export.summary)")
+            let rows = try NDJSON.parse(export.stdoutText)
+            let stamps = Set(rows.compactMap { row in row.int("sensor_time").map { "\(row.string("sensor_run") ?? "")#\($0)" } })
+            #expect(rows.count == 6 + 3 && stamps.count == 9, "\(export.stdoutText)")
+            let newRun = sent.compactMap { record in record.int("seq").map { "\(record.string("recordTime") ?? "")#\($0)" } }
+            #expect(Set(newRun).isSubset(of: stamps), "\(newRun) not among \(stamps.sorted())")
+        }
+
         // MARK: - Comparisons with the rig's log
 
+        /// RACP op 1 "report stored records", operator 6 "last record": the check before each transfer.
+        static let lastRecord = "0106"
+
+        /// The records the rig sent for a transfer (not for the check, whose record is looked at only).
         static func sentMeasurements(_ run: VigilRun) -> [JSONObject] {
-            run.rigRecords.filter { $0.string("sent") == "glucose-measurement" }
+            run.rigRecords.filter { $0.string("sent") == "glucose-measurement" && $0.string("request") != lastRecord }
         }
 
         static func expectReadingsMatch(_ run: VigilRun, sent: [JSONObject], sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -84,7 +124,14 @@ extension Interop {
                 // The rig logs mg/dL rounded to 3 decimals (mol/L records convert with 18.0182).
                 let got = reading.double("mgdl"), want = record.double("mgdl")
                 #expect(got != nil && want != nil && abs(got! - want!) < 0.001, context, sourceLocation: sourceLocation)
+                // A record the rig sent a Measurement Context for carries its meal and tester (the
+                // rig's context: meal 1 preprandial, tester 1 self); the others carry none.
+                let hasContext = run.rigRecords.contains { $0.string("sent") == "glucose-context" && $0.int("seq") == record.int("seq") }
+                #expect(reading.string("meal") == (hasContext ? "preprandial" : nil), context, sourceLocation: sourceLocation)
+                #expect(reading.string("tester") == (hasContext ? "self" : nil), context, sourceLocation: sourceLocation)
             }
+            #expect(readings.contains { $0.string("meal") != nil } == sent.contains { $0.int("shape") == 4 },
+                    "the rig's context record (shape 4) and vigil's readings disagree", sourceLocation: sourceLocation)
         }
 
         /// The RACP writes the rig received, as hex.

@@ -100,19 +100,19 @@ extension Interop {
             let export = try Self.read(pair.primary, until: "\r\n.\r\n")
             #expect(export.hasSuffix("""
                 OK export csv\r
-                device,kind,value,unit,trend,time,sensor_time,sensor_run,origin\r
-                dexcom-811234,glucose,80,mg/dL,Flat,2026-11-01T00:00:00+00:00,0,,live\r
-                polar-h10,heart-rate,60,bpm,,2026-11-01T00:00:30+00:00,,,live\r
-                polar-h10,heart-rate,61,bpm,,2026-11-01T00:01:30+00:00,,,live\r
-                polar-h10,heart-rate,62,bpm,,2026-11-01T00:02:30+00:00,,,live\r
-                polar-h10,heart-rate,63,bpm,,2026-11-01T00:03:30+00:00,,,live\r
-                polar-h10,heart-rate,64,bpm,,2026-11-01T00:04:30+00:00,,,live\r
-                dexcom-811234,glucose,81,mg/dL,Flat,2026-11-01T00:05:00+00:00,300,,live\r
-                polar-h10,heart-rate,65,bpm,,2026-11-01T00:05:30+00:00,,,live\r
-                polar-h10,heart-rate,66,bpm,,2026-11-01T00:06:30+00:00,,,live\r
-                polar-h10,heart-rate,67,bpm,,2026-11-01T00:07:30+00:00,,,live\r
-                polar-h10,heart-rate,68,bpm,,2026-11-01T00:08:30+00:00,,,live\r
-                polar-h10,heart-rate,69,bpm,,2026-11-01T00:09:30+00:00,,,live\r
+                device,kind,value,unit,trend,time,sensor_time,sensor_run,origin,context\r
+                dexcom-811234,glucose,80,mg/dL,Flat,2026-11-01T00:00:00+00:00,0,,live,\r
+                polar-h10,heart-rate,60,bpm,,2026-11-01T00:00:30+00:00,,,live,\r
+                polar-h10,heart-rate,61,bpm,,2026-11-01T00:01:30+00:00,,,live,\r
+                polar-h10,heart-rate,62,bpm,,2026-11-01T00:02:30+00:00,,,live,\r
+                polar-h10,heart-rate,63,bpm,,2026-11-01T00:03:30+00:00,,,live,\r
+                polar-h10,heart-rate,64,bpm,,2026-11-01T00:04:30+00:00,,,live,\r
+                dexcom-811234,glucose,81,mg/dL,Flat,2026-11-01T00:05:00+00:00,300,,live,\r
+                polar-h10,heart-rate,65,bpm,,2026-11-01T00:05:30+00:00,,,live,\r
+                polar-h10,heart-rate,66,bpm,,2026-11-01T00:06:30+00:00,,,live,\r
+                polar-h10,heart-rate,67,bpm,,2026-11-01T00:07:30+00:00,,,live,\r
+                polar-h10,heart-rate,68,bpm,,2026-11-01T00:08:30+00:00,,,live,\r
+                polar-h10,heart-rate,69,bpm,,2026-11-01T00:09:30+00:00,,,live,\r
                 .\r
 
                 """), "\(export)")
@@ -153,7 +153,7 @@ extension Interop {
             let pair = try PseudoTerminal.openPair()
             let server = try Self.startServer(fixture, on: pair, echo: false)
             try pair.primary.write(Array("EXPORT csv\r\n".utf8))
-            let partial = try Self.read(pair.primary, until: "dexcom-811234,glucose,80,mg/dL,Flat,2026-11-01T00:00:00+00:00,0,,live\r\n")
+            let partial = try Self.read(pair.primary, until: "dexcom-811234,glucose,80,mg/dL,Flat,2026-11-01T00:00:00+00:00,0,,live,\r\n")
             #expect(partial.hasPrefix("OK export csv\r\n"))
             // The cable is pulled: both ends of this PTY go away mid-answer.
             pair.primary.close()

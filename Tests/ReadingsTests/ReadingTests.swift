@@ -9,7 +9,7 @@ import Testing
             (.rrIntervals([RRInterval(ticks: 1024)]), .rrIntervals),
             (.energyExpended(EnergyExpended(kilojoules: 3)), .energyExpended),
             (.glucose(GlucoseConcentration(milligramsPerDeciliter: 100), trend: .flat), .glucose),
-            (.meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 123)), .meterGlucose),
+            (.meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 123), context: nil), .meterGlucose),
             (.humidity(RelativeHumidity(percent: 45)!), .humidity),
             (.temperature(Temperature(degreesCelsius: 20)), .temperature),
             (.battery(Percent(80)!), .battery),

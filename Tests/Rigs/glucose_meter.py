@@ -29,12 +29,19 @@ matching response code. Records go out as notifications, then the response code 
 `--stall-after K` sends only K records of a report and then goes silent (no response), for
 procedure-timeout tests; an abort then ends the procedure with success.
 
+`--reset-at-connection N` makes the meter "reset" as the N-th connection begins (a battery
+change, a factory reset, or another meter under the same label): its records are replaced by
+`--records-after-reset M` new ones numbered from 1 again, dated one day later than the first
+set, so record #1 of the new run is not record #1 of the old one.
+
 stdout: `{"rig":...}` once, `READY <port>` once advertising, then NDJSON lines:
-  {"sent":"glucose-measurement","peer":ADDR,"seq":N,"hex":..,"mgdl":..,"localTime":"...",...}
+  {"sent":"glucose-measurement","peer":ADDR,"request":HEX,"seq":N,"hex":..,"mgdl":..,"localTime":"...",
+   "recordTime":"..." (base time + time offset),...}
   {"sent":"glucose-context","peer":ADDR,"seq":N,"hex":..}
   {"sent":"racp","peer":ADDR,"hex":..}          (every indication)
   {"received":"racp","peer":ADDR,"hex":..}      (every write, including refused ones)
   {"event":"connected"|"disconnected"|"paired"|"encrypted"|"subscribed"|"cccd-refused"|...}
+  {"event":"reset","records":[...]}             (--reset-at-connection)
 
 Example: glucose_meter.py --port 0 --records 5
 """
@@ -94,9 +101,9 @@ def date_time(moment: datetime.datetime) -> bytes:
 class Record:
     """One stored meter record: the measurement bytes, and the context bytes if any."""
 
-    def __init__(self, index: int, sequence: int, spacing_min: int) -> None:
+    def __init__(self, index: int, sequence: int, spacing_min: int, base: datetime.datetime = BASE_LOCAL_TIME) -> None:
         self.sequence = sequence
-        self.local_time = BASE_LOCAL_TIME - datetime.timedelta(minutes=spacing_min * index)
+        self.local_time = base - datetime.timedelta(minutes=spacing_min * index)
         shape = index % 5
         self.mgdl = 90 + (index * 23) % 140       # 90..229 mg/dL, different each record
         flags = 0x02                                # concentration + type/location
@@ -141,6 +148,8 @@ class Record:
                   "localTime": self.local_time.isoformat(), "shape": self.shape}
         if self.offset_min is not None:
             record["timeOffsetMin"] = self.offset_min
+        # The record's own date as the meter states it: base time + time offset (GLS).
+        record["recordTime"] = (self.local_time + datetime.timedelta(minutes=self.offset_min or 0)).isoformat()
         return record
 
 
@@ -148,9 +157,8 @@ class GlucoseMeter:
     def __init__(self, args: argparse.Namespace, rig: rig_common.Rig) -> None:
         self.args = args
         self.rig = rig
-        self.records = [Record(i, args.first_sequence + args.records - 1 - i, args.record_spacing_min)
-                        for i in range(args.records)]
-        self.records.sort(key=lambda r: r.sequence)
+        self.records = self.make_records(args.records, args.first_sequence, BASE_LOCAL_TIME)
+        self.connections = 0
         self.procedure: asyncio.Task | None = None
         # True from a report request until its final response is *sent*: the indication's
         # confirmation may arrive after the collector's next write, which is then legitimate.
@@ -179,6 +187,11 @@ class GlucoseMeter:
             delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
         self.device.on(Device.EVENT_CONNECTION, self.on_connection)
         self.build_gatt()
+
+    def make_records(self, count: int, first_sequence: int, base: datetime.datetime) -> list[Record]:
+        records = [Record(i, first_sequence + count - 1 - i, self.args.record_spacing_min, base) for i in range(count)]
+        records.sort(key=lambda r: r.sequence)
+        return records
 
     # -- security ----------------------------------------------------------------------------
     def refuse_unless_encrypted(self, connection: Connection, what: str) -> None:
@@ -307,14 +320,14 @@ class GlucoseMeter:
                 self.stalled = True
                 emit({"event": "stalled", "peer": str(connection.peer_address), "after": count})
                 return
-            await self.send_record(connection, record)
+            await self.send_record(connection, record, value)
         await self.respond(connection, opcode, RC_SUCCESS)
 
-    async def send_record(self, connection: Connection, record: Record) -> None:
+    async def send_record(self, connection: Connection, record: Record, request: bytes) -> None:
         peer = str(connection.peer_address)
         if self.subscribed(connection, self.measurement):
             await self.device.notify_subscriber(connection, self.measurement, record.value)
-            emit({"sent": "glucose-measurement", "peer": peer, **record.log()})
+            emit({"sent": "glucose-measurement", "peer": peer, "request": request.hex(), **record.log()})
         if record.context is not None and self.subscribed(connection, self.context):
             await self.device.notify_subscriber(connection, self.context, record.context)
             emit({"sent": "glucose-context", "peer": peer, "seq": record.sequence, "hex": record.context.hex()})
@@ -339,6 +352,11 @@ class GlucoseMeter:
     def on_connection(self, connection: Connection) -> None:
         peer = str(connection.peer_address)
         emit({"event": "connected", "peer": peer, "handle": connection.handle})
+        self.connections += 1
+        if self.connections == self.args.reset_at_connection:
+            # A meter whose numbers restart: records from 1 again, a day later than the first set.
+            self.records = self.make_records(self.args.records_after_reset, 1, BASE_LOCAL_TIME + datetime.timedelta(days=1))
+            emit({"event": "reset", "records": [r.log() for r in self.records]})
 
         def on_disconnection(reason) -> None:
             if self.procedure and not self.procedure.done():
@@ -373,6 +391,9 @@ async def main() -> None:
     parser.add_argument("--stall-after", type=int, default=None,
                         help="send only this many records of a report, then never respond")
     parser.add_argument("--battery", type=int, default=64)
+    parser.add_argument("--reset-at-connection", type=int, default=None,
+                        help="as this connection (1 = the first) begins, the meter resets: new records from sequence 1")
+    parser.add_argument("--records-after-reset", type=int, default=3, help="records the meter holds after the reset")
     args = parser.parse_args()
     if args.records < 0 or not 0 <= args.first_sequence <= 0xFFFF - max(args.records - 1, 0):
         parser.error("--records must be >= 0 and the sequence numbers must fit in u16")

@@ -121,7 +121,7 @@ extension Appliance {
     /// wall-clock time; drivers take monotonic time, so convert with the host's wall clock.
     mutating func routeCalibrations(_ readings: [Reading], from source: Int, host: inout Host, at now: MonotonicInstant) {
         for reading in readings {
-            guard case .meterGlucose(let reference) = reading.value else { continue }
+            guard case .meterGlucose(let reference, _) = reading.value else { continue }
             let takenAt: MonotonicInstant = switch reading.time {
             case .monotonic(let instant): instant
             case .wallClock(let time): now - (host.wallClock - time)

@@ -2,7 +2,7 @@ import Clocks
 import Readings
 
 /// Readings as CSV (RFC 4180): a header line, then one line per reading with the columns
-/// `device,kind,value,unit,trend,time,sensor_time,sensor_run,origin`, lines ended by CRLF as RFC 4180 §2
+/// `device,kind,value,unit,trend,time,sensor_time,sensor_run,origin,context`, lines ended by CRLF as RFC 4180 §2
 /// asks. `time` is ISO 8601 local time with its offset (`2026-11-22T07:05:00+01:00`), so a
 /// spreadsheet shows the hour the person lived while the instant stays exact.
 ///
@@ -11,9 +11,10 @@ import Readings
 /// never hold those characters), so the quoted name is cached: devices repeat for a whole export. RR intervals
 /// are joined by spaces in one field, in milliseconds. Heart-rate skin contact is not a column
 /// here (JSON carries it). `sensor_time` and `sensor_run` are the reading's `SensorStamp`, empty
-/// for sources that have none.
+/// for sources that have none. `context` is a meter reading's Measurement Context,
+/// `meal=preprandial;tester=self`, empty otherwise (last, so the columns before keep their places).
 public struct CSVExporter: Exporter {
-    public static let columns = ["device", "kind", "value", "unit", "trend", "time", "sensor_time", "sensor_run", "origin"]
+    public static let columns = ["device", "kind", "value", "unit", "trend", "time", "sensor_time", "sensor_run", "origin", "context"]
 
     public var utcOffset: Duration
     private var lastDevice: DeviceID?
@@ -51,6 +52,8 @@ public struct CSVExporter: Exporter {
         }
         w.write(byte: 0x2C)
         w.write(reading.origin.rawValue)
+        w.write(byte: 0x2C)
+        if let context = value.context { w.write(context.text) }  // never needs quoting
         w.write(byte: 0x0D)
         w.write(byte: 0x0A)
         return w.bytes

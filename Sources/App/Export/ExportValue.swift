@@ -40,13 +40,19 @@ struct ExportValue {
         }
     }
 
+    /// Meter glucose only: the meal and tester the person gave the meter.
+    var context: MeterReadingContext? {
+        guard case let .meterGlucose(_, context?) = value else { return nil }
+        return context
+    }
+
     /// The single number, or nil for RR intervals (several).
     var number: Double? {
         switch value {
         case let .heartRate(bpm, _): Double(bpm.value)
         case .rrIntervals: nil
         case let .energyExpended(energy): Double(energy.kilojoules)
-        case let .glucose(concentration, _), let .meterGlucose(concentration): concentration.milligramsPerDeciliter
+        case let .glucose(concentration, _), let .meterGlucose(concentration, _): concentration.milligramsPerDeciliter
         case let .humidity(humidity): humidity.percent
         case let .battery(level): Double(level.value)
         case let .temperature(temperature): temperature.degreesCelsius

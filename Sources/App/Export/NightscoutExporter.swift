@@ -8,7 +8,12 @@ import Readings
 ///   "direction":<Nightscout direction>,"device":"vigil-<device>","utcOffset":<minutes>}`.
 ///   `direction` is the exact Nightscout string (`TrendDirection.nightscoutName`); a reading
 ///   the transmitter sent without a trend gets `NONE`, Nightscout's "no direction".
-/// - Meter glucose → `{"type":"mbg","mbg":<integer mg/dL>,"date","dateString","device","utcOffset"}`.
+/// - Meter glucose → `{"type":"mbg","mbg":<integer mg/dL>,"date","dateString","device","utcOffset"}`,
+///   plus `"notes":"meal=preprandial;tester=self"` when the meter sent a Measurement Context.
+///   Nightscout's v1 entry schema has no field for it; `notes` is the name its treatments use
+///   for free text (`Treatment.notes`, "Description/notes of treatment"), and an entry keeps
+///   fields it does not know (as it keeps `utcOffset`), so the context survives an upload
+///   and reads the same as in the history and the other exports.
 /// - Everything else is skipped: Nightscout entries have no heart rate or temperature.
 ///
 /// Nightscout reads `sgv` values below 39 as sensor error codes, not glucose, so a real reading
@@ -51,14 +56,16 @@ public struct NightscoutExporter: Exporter {
     private func writeEntry(_ reading: RecordedReading, into w: inout ExportWriter) {
         let offsetMinutes = ISO8601.offsetMinutes(utcOffset)
         var direction: TrendDirection?
+        var notes: String?
         switch reading.value {
         case let .glucose(concentration, trend):
             w.write(#"{"type":"sgv","sgv":"#)
             w.write(int: Int64(max(Self.lowestGlucoseSGV, concentration.roundedMilligramsPerDeciliter)))
             direction = trend ?? TrendDirection.none
-        case let .meterGlucose(concentration):
+        case let .meterGlucose(concentration, context):
             w.write(#"{"type":"mbg","mbg":"#)
             w.write(int: Int64(concentration.roundedMilligramsPerDeciliter))
+            notes = context?.text
         default:
             return
         }
@@ -72,6 +79,10 @@ public struct NightscoutExporter: Exporter {
         }
         w.write(#"","device":"#)
         w.write(jsonString: "vigil-" + reading.device.rawValue)
+        if let notes {
+            w.write(#","notes":"#)
+            w.write(jsonString: notes)
+        }
         w.write(#","utcOffset":"#)
         w.write(int: offsetMinutes)
         w.write(byte: 0x7D)

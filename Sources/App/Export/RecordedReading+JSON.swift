@@ -3,9 +3,10 @@ import Readings
 
 extension RecordedReading {
     /// The reading as one JSON object for the `json` and `ndjson` exports. Field names match the
-    /// CSV columns (`device, kind, value, unit, trend, time, sensor_time, sensor_run, origin`), plus `date`
-    /// (epoch milliseconds, for programs that would rather not parse dates) and, for heart rate,
-    /// `contact`. Absent optional values are left out rather than written as null.
+    /// CSV columns (`device, kind, value, unit, trend, time, sensor_time, sensor_run, origin, context`), plus `date`
+    /// (epoch milliseconds, for programs that would rather not parse dates), for heart rate
+    /// `contact`, and for meter glucose `context` (`meal=preprandial;tester=self`, the CSV's
+    /// spelling). Absent optional values are left out rather than written as null.
     public func exportJSON(utcOffset: Duration) -> String {
         var writer = ExportWriter()
         writeExportJSON(into: &writer, offsetMinutes: ISO8601.offsetMinutes(utcOffset))
@@ -29,6 +30,10 @@ extension RecordedReading {
         if let contact = value.contact {
             w.write("\",\"contact\":\"")
             w.write(contact)
+        }
+        if let context = value.context {
+            w.write("\",\"context\":\"")
+            w.write(context.text)  // fixed names, `=` and `;`: nothing to escape
         }
         w.write("\",\"time\":\"")
         w.write(time: wallTime, offsetMinutes: offsetMinutes, alwaysMilliseconds: false)

@@ -76,7 +76,7 @@ public struct USBBundle: Equatable, Sendable {
         """
         Vigil export, made \(stamp)\r
         \r
-        readings.csv             every reading: device, kind, value, unit, trend, time (local, with UTC offset), sensor_time, sensor_run, origin\r
+        readings.csv             every reading: device, kind, value, unit, trend, time (local, with UTC offset), sensor_time, sensor_run, origin, context (a meter's meal and tester)\r
         nightscout-entries.json  glucose as Nightscout API v1 entries (sgv in mg/dL, date in epoch ms), for upload to Nightscout\r
         report.svg, report.html  the last \(reportDays) days: time in ranges, GMI, CV, ambulatory glucose profile, daily charts\r
         \r

@@ -107,9 +107,11 @@ extension ApplianceEvent {
                 kind = kind ?? "glucose"
                 fields.append(("mgdl", .double(concentration.milligramsPerDeciliter)))
                 if let trend { fields.append(("trend", .string("\(trend)"))) }
-            case .meterGlucose(let concentration):
+            case let .meterGlucose(concentration, context):
                 kind = kind ?? "meter-glucose"
                 fields.append(("mgdl", .double(concentration.milligramsPerDeciliter)))
+                if let meal = context?.meal { fields.append(("meal", .string(meal.rawValue))) }
+                if let tester = context?.tester { fields.append(("tester", .string(tester.rawValue))) }
             case .humidity(let h):
                 kind = kind ?? "humidity"
                 fields.append(("humidity", .double(h.percent)))

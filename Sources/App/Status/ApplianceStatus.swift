@@ -183,8 +183,8 @@ extension ApplianceStatus.LastReading {
             self.init(kind: .energyExpended, value: Double(energy.kilojoules), unit: "kJ", age: age)
         case let .glucose(concentration, trend):
             self.init(kind: .glucose, value: concentration.milligramsPerDeciliter, unit: "mg/dL", detail: trend.map { "trend \($0)" }, age: age)
-        case let .meterGlucose(concentration):
-            self.init(kind: .meterGlucose, value: concentration.milligramsPerDeciliter, unit: "mg/dL", age: age)
+        case let .meterGlucose(concentration, context):
+            self.init(kind: .meterGlucose, value: concentration.milligramsPerDeciliter, unit: "mg/dL", detail: context?.text, age: age)
         case let .humidity(humidity):
             self.init(kind: .humidity, value: humidity.percent, unit: "%", age: age)
         case let .temperature(temperature):

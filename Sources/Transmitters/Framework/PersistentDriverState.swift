@@ -9,15 +9,27 @@ public protocol PersistentDriverState {
 }
 
 extension GlucoseMeterDriver: PersistentDriverState {
+    /// `last-sequence` (the newest record's sequence number, as before) and `last-record` (its
+    /// date on the meter's clock, the run of its `SensorStamp`).
     public var persistentState: [String: String] {
-        lastSequenceNumber.map { ["last-sequence": String($0)] } ?? [:]
+        var state: [String: String] = [:]
+        if let lastSequenceNumber { state["last-sequence"] = String(lastSequenceNumber) }
+        if let lastRecordRun { state["last-record"] = lastRecordRun }
+        return state
     }
 
-    /// A saved sequence number only moves the start forward: a configured `last-sequence`
-    /// newer than the saved one wins.
+    /// A state that names the last record's date was saved by a driver that follows resets:
+    /// it is what the meter last said, and wins even when it is below a configured
+    /// `last-sequence` (the meter's numbers restarted). A state with the sequence number alone
+    /// (saved before resets were followed) only moves the start forward: a configured
+    /// `last-sequence` newer than it wins, as it always did.
     public mutating func restore(_ state: [String: String]) {
         guard let saved = state["last-sequence"].flatMap(UInt16.init) else { return }
-        restoreLastSequenceNumber(max(saved, lastSequenceNumber ?? 0))
+        if let run = state["last-record"] {
+            restoreLastRecord(sequence: saved, run: run)
+        } else {
+            restoreLastRecord(sequence: max(saved, lastSequenceNumber ?? 0), run: nil)
+        }
     }
 }
 

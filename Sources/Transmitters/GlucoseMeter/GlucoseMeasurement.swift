@@ -1,3 +1,4 @@
+import Clocks
 import Readings
 import Wire
 
@@ -62,6 +63,19 @@ public struct GlucoseMeasurement: Hashable, Sendable {
     public var sensorStatus: GlucoseSensorStatus?
 
     public var contextInformationFollows: Bool { flags.contains(.contextInformationFollows) }
+
+    /// When the record was measured on the meter's own clock: base time + time offset, read as
+    /// if UTC (the Glucose Service carries no zone); nil when the meter's date is not set.
+    public var meterClockTime: WallClockTime? {
+        baseTime.wallClockTimeAsIfUTC.map { $0 + (timeOffset ?? .zero) }
+    }
+
+    /// The record's own date as the meter states it, as ISO 8601 text without a zone
+    /// (`2026-11-22T07:30:00`): the run of its `SensorStamp`, which keeps a reset meter's new
+    /// record #1 apart from the old #1. Nil when the meter's date is not set.
+    public var meterClockText: String? {
+        meterClockTime.map { String($0.iso8601.prefix(19)) }
+    }
 
     public init(sequenceNumber: UInt16, baseTime: DateTime, timeOffset: Duration? = nil, concentration: Concentration? = nil,
                 sampleType: GlucoseSampleType? = nil, sampleLocation: GlucoseSampleLocation? = nil,

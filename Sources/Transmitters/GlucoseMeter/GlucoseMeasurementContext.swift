@@ -1,3 +1,4 @@
+import Readings
 import Wire
 
 /// Glucose Measurement Context, characteristic 0x2A34 (notify), sent after a Glucose
@@ -34,7 +35,8 @@ public struct GlucoseMeasurementContext: Hashable, Sendable {
     public var carbohydrate: IEEE11073.SFloat?
     /// 1 preprandial, 2 postprandial, 3 fasting, 4 casual, 5 bedtime.
     public var meal: UInt8?
-    /// Low nibble of the tester/health byte.
+    /// Low nibble of the tester/health byte: 1 self, 2 health care professional, 3 lab test,
+    /// 15 tester value not available (gatt-xml `glucose_measurement_context.xml`).
     public var tester: UInt8?
     /// High nibble of the tester/health byte.
     public var health: UInt8?
@@ -74,6 +76,29 @@ public struct GlucoseMeasurementContext: Hashable, Sendable {
         }
         hbA1c = flags.contains(.hbA1cPresent) ? try reader.readSFloat("Glucose Context HbA1c") : nil
         try reader.expectEnd("Glucose Measurement Context")
+    }
+}
+
+extension GlucoseMeasurementContext {
+    /// The meal and tester as a reading keeps them; reserved values (meal 0 and 6–255,
+    /// tester 0 and 4–14) say nothing and are left out. Nil when neither is known.
+    public var readingContext: MeterReadingContext? {
+        let meal: MeterReadingContext.Meal? = switch self.meal {
+        case 1: .preprandial
+        case 2: .postprandial
+        case 3: .fasting
+        case 4: .casual
+        case 5: .bedtime
+        default: nil
+        }
+        let tester: MeterReadingContext.Tester? = switch self.tester {
+        case 1: .selfTested
+        case 2: .healthCareProfessional
+        case 3: .labTest
+        case 15: .notAvailable
+        default: nil
+        }
+        return MeterReadingContext(meal: meal, tester: tester)
     }
 }
 

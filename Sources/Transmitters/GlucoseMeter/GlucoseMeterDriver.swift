@@ -10,26 +10,48 @@ import Wire
 /// records through the Record Access Control Point. On `start` (the link is already encrypted,
 /// see the profile): subscribe to Glucose Measurement (and Context) notifications and RACP
 /// indications, read Glucose Feature and Battery Level if present, and once the RACP
-/// subscription is confirmed ask for records:
+/// subscription is confirmed:
 ///
-/// - `01 01` (all records) when no sequence number is known yet, i.e. at first pairing;
-/// - `01 03 01 <last + 1>` afterwards. The spec's operator is "≥", so asking for ≥ last would
-///   resend the record already stored; records ≤ last are dropped anyway, for meters that
-///   ignore the filter. (At 0xFFFF the counter has nowhere to go and all records are asked for.)
+/// 1. Ask for the meter's newest record alone, `01 06` (op 1 "report stored records", operator 6
+///    "last record"; RACP, record_access_control_point.xml), and compare it with the newest
+///    record taken before (docs/glucose-meter-records.md). That record is looked at, not taken:
+///    the transfer that follows brings it.
+/// 2. Then ask for records:
+///    - `01 01` (all) when no record was ever taken, or when the meter's newest record is
+///      *below* the one taken before, or has the same number but another date: its sequence
+///      numbers restarted (a new meter under the same label, a battery change, a factory reset)
+///      or wrapped past 65535. Records numbered above the meter's newest and up to the one taken
+///      before are the old run, already taken, and are skipped.
+///    - `01 03 01 <last + 1>` when it is above: only the newer records. The spec's operator is
+///      "≥", so asking for ≥ last would resend the record already stored; records below the
+///      operand are skipped anyway, for meters that ignore the filter.
+///    - nothing when it is the same record: the meter has nothing new.
+///    A meter that refuses operator 6 ("operator not supported" or "invalid operator") gets the
+///    request without the check: all records at first, then `≥ last + 1`.
 ///
 /// Records become `.meterGlucose` readings dated by the meter's clock (base time + time offset −
-/// the configured UTC offset of the meter's clock). A record is discarded with its reason when
-/// it has no concentration, a special SFLOAT, control solution, a status bit other than "battery
-/// low", or no known date: a fingerstick also calibrates the G4 and Libre paths, so a wrong one
-/// does double harm.
+/// the configured UTC offset of the meter's clock), each with its `SensorStamp`: count = the
+/// sequence number, run = the record's own date on the meter's clock as the meter states it
+/// (`2026-11-22T07:30:00`). The same record read twice is one reading, and a reset meter's new
+/// #1 is not the old #1.
+///
+/// A record whose flags say a Measurement Context follows (bit 4, "context information
+/// follows"; the context carries the same sequence number) is held until its context arrives,
+/// and its reading carries the meal and tester (`MeterReadingContext`). The next record, the
+/// RACP response, the procedure deadline (or, outside a procedure, the same time), or the link
+/// dropping releases a held record without one: a context that never comes costs the context,
+/// never the fingerstick. A record is discarded with its reason when it has no concentration, a
+/// special SFLOAT, control solution, a status bit other than "battery low", or no known date: a
+/// fingerstick also calibrates the G4 and Libre paths, so a wrong one does double harm.
 ///
 /// The procedure ends with an RACP response: success or "no records found" leave the session
 /// idle (the meter drops the link when it is done), an error is reported. If neither a record
 /// nor a response arrives for `procedureTimeout`, the driver writes Abort (`03 00`); if the abort
 /// is not answered within the same time, it disconnects.
 ///
-/// `lastSequenceNumber` is what the app persists between runs (pass it back in the
-/// configuration as `last-sequence`); it is also reported as info at the end of each transfer.
+/// `lastSequenceNumber` and `lastRecordRun` (the newest record taken) are what the app persists
+/// between runs (`PersistentDriverState`); the configuration's `last-sequence` is where a meter
+/// never read before starts. Both are reported as info at the end of each transfer.
 public struct GlucoseMeterDriver: TransmitterDriver {
     public struct Configuration: Hashable, Sendable {
         public var lastSequenceNumber: UInt16?
@@ -46,8 +68,10 @@ public struct GlucoseMeterDriver: TransmitterDriver {
 
     public enum Phase: Hashable, Sendable {
         case notStarted
-        /// Subscriptions sent; the request goes out when the RACP indications are on.
+        /// Subscriptions sent; the check goes out when the RACP indications are on.
         case subscribing
+        /// Asked for the meter's newest record (`01 06`), to see whether its numbers went back.
+        case checkingTheNewestRecord(deadline: MonotonicInstant)
         case awaitingRecords(request: RACP.Request, deadline: MonotonicInstant)
         case abortingTransfer(deadline: MonotonicInstant)
         /// The transfer is over; new records the meter notifies are still taken.
@@ -61,16 +85,36 @@ public struct GlucoseMeterDriver: TransmitterDriver {
     public let device: DeviceID
     public let configuration: Configuration
     public private(set) var phase: Phase = .notStarted
-    /// The highest sequence number taken so far; survives reconnections.
+    /// The sequence number of the newest record taken so far; survives reconnections.
     public private(set) var lastSequenceNumber: UInt16?
+    /// That record's date on the meter's clock (its stamp's run), when known.
+    public private(set) var lastRecordRun: String?
 
-    /// Sets the last stored sequence number from the app's saved state (`PersistentDriverState`).
-    mutating func restoreLastSequenceNumber(_ value: UInt16) { lastSequenceNumber = value }
+    /// Sets the last stored record from the app's saved state (`PersistentDriverState`).
+    mutating func restoreLastRecord(sequence: UInt16, run: String?) {
+        lastSequenceNumber = sequence
+        lastRecordRun = run
+    }
     public private(set) var feature: GlucoseFeature?
     /// The newest Measurement Context received, for the status page.
     public private(set) var lastContext: GlucoseMeasurementContext?
     /// Records accepted in the current transfer.
     public private(set) var recordsThisTransfer = 0
+    /// The meter's newest record as the check found it.
+    private var newestOnMeter: SensorStamp?
+    /// Sequence numbers the current transfer may bring that were taken before the meter's
+    /// numbers went back.
+    private var alreadyTaken: ClosedRange<UInt16>?
+    /// A record waiting for the Measurement Context its flags announced.
+    private var held: HeldRecord?
+
+    /// A record's reading and what goes with it, kept until its context arrives or `until`.
+    struct HeldRecord: Hashable, Sendable {
+        var sequence: UInt16
+        var reading: Reading
+        var alongside: [DriverAction]
+        var until: MonotonicInstant
+    }
 
     public init(device: DeviceID, configuration: Configuration = Configuration()) {
         self.device = device
@@ -80,8 +124,10 @@ public struct GlucoseMeterDriver: TransmitterDriver {
 
     public var nextDeadline: MonotonicInstant? {
         switch phase {
-        case let .awaitingRecords(_, deadline), let .abortingTransfer(deadline): deadline
-        default: nil
+        case let .checkingTheNewestRecord(deadline), let .awaitingRecords(_, deadline), let .abortingTransfer(deadline):
+            earliest(deadline, held?.until)
+        case .subscribing, .idle: held?.until
+        case .notStarted, .disconnecting, .disconnected: nil
         }
     }
 
@@ -91,7 +137,8 @@ public struct GlucoseMeterDriver: TransmitterDriver {
     private static let racp = GlucoseMeterProfile.recordAccessControlPoint
     private static let battery = SIG.Characteristic.batteryLevel
 
-    /// The request this session will send: all records at first, then only newer ones.
+    /// The request without the check (a meter that cannot report its last record): all records
+    /// at first, then only newer ones.
     public var nextRequest: RACP.Request {
         guard let last = lastSequenceNumber, last < .max else { return .reportAllRecords }
         return .reportRecords(atLeast: last + 1)
@@ -99,6 +146,9 @@ public struct GlucoseMeterDriver: TransmitterDriver {
 
     public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
         recordsThisTransfer = 0
+        newestOnMeter = nil
+        alreadyTaken = nil
+        held = nil
         let measurement = discovered.characteristic(Self.measurement, in: SIG.Service.glucose)
         let racp = discovered.characteristic(Self.racp, in: SIG.Service.glucose)
         guard measurement?.properties.contains(.notify) == true,
@@ -130,12 +180,14 @@ public struct GlucoseMeterDriver: TransmitterDriver {
             guard phase != .notStarted else { return [] }
             if case .disconnected = phase { return [] }
             phase = .disconnected(reason: reason)
-            return [.emit(.disconnected(reason: reason))]
+            return release() + [.emit(.disconnected(reason: reason))]
         }
         guard isActive else { return [] }
         switch input {
         case let .subscribed(uuid) where uuid == Self.racp && phase == .subscribing:
-            return request(nextRequest, at: now)
+            newestOnMeter = nil
+            phase = .checkingTheNewestRecord(deadline: now + configuration.procedureTimeout)
+            return [.write(Self.racp, RACP.Request.reportLastRecord.encoded, withResponse: true)]
         case let .value(uuid, bytes, _):
             return receiveValue(uuid, bytes, at: now)
         case let .operationFailed(operation, failure):
@@ -155,13 +207,17 @@ public struct GlucoseMeterDriver: TransmitterDriver {
     }
 
     public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
+        var actions: [DriverAction] = []
+        if let held, now >= held.until { actions += release() }
+        return actions + handleProcedureDeadline(at: now)
+    }
+
+    private mutating func handleProcedureDeadline(at now: MonotonicInstant) -> [DriverAction] {
         switch phase {
+        case let .checkingTheNewestRecord(deadline) where now >= deadline:
+            return abort(RACP.Request.reportLastRecord, at: now)
         case let .awaitingRecords(request, deadline) where now >= deadline:
-            phase = .abortingTransfer(deadline: now + configuration.procedureTimeout)
-            return [
-                .emit(.operationFailed(.write(Self.racp), .other("RACP \(request.opcode): nothing for \(Int(configuration.procedureTimeout.seconds)) s; aborting"))),
-                .write(Self.racp, RACP.Request.abort.encoded, withResponse: true),
-            ]
+            return abort(request, at: now)
         case let .abortingTransfer(deadline) where now >= deadline:
             return stop(reason: "the meter answered neither the record transfer nor its abort")
         default:
@@ -173,7 +229,7 @@ public struct GlucoseMeterDriver: TransmitterDriver {
 
     private var isActive: Bool {
         switch phase {
-        case .subscribing, .awaitingRecords, .abortingTransfer, .idle: true
+        case .subscribing, .checkingTheNewestRecord, .awaitingRecords, .abortingTransfer, .idle: true
         case .notStarted, .disconnecting, .disconnected: false
         }
     }
@@ -184,24 +240,47 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         return [.write(Self.racp, request.encoded, withResponse: true)]
     }
 
+    private mutating func abort(_ request: RACP.Request, at now: MonotonicInstant) -> [DriverAction] {
+        phase = .abortingTransfer(deadline: now + configuration.procedureTimeout)
+        return [
+            .emit(.operationFailed(.write(Self.racp), .other("RACP \(request.opcode): nothing for \(Int(configuration.procedureTimeout.seconds)) s; aborting"))),
+            .write(Self.racp, RACP.Request.abort.encoded, withResponse: true),
+        ]
+    }
+
+    /// Every record or context proves the procedure is alive: the deadline is for silence.
+    private mutating func keepAlive(at now: MonotonicInstant) {
+        switch phase {
+        case .checkingTheNewestRecord: phase = .checkingTheNewestRecord(deadline: now + configuration.procedureTimeout)
+        case let .awaitingRecords(request, _): phase = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
+        default: break
+        }
+    }
+
     private mutating func receiveValue(_ uuid: BluetoothUUID, _ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
         do throws(WireError) {
             switch uuid {
             case Self.measurement:
                 let measurement = try GlucoseMeasurement(decoding: bytes)
-                // Every record proves the procedure is alive: the deadline is for silence.
-                if case let .awaitingRecords(request, _) = phase {
-                    phase = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
+                keepAlive(at: now)
+                if case .checkingTheNewestRecord = phase {
+                    // Looked at, not taken: a meter that ignores the operator sends them all,
+                    // and the last one it sends is its newest.
+                    newestOnMeter = SensorStamp(run: measurement.meterClockText ?? "", count: Int64(measurement.sequenceNumber))
+                    return []
                 }
-                return accept(measurement)
+                // A record comes after the context of the one before, if any: that one is done.
+                return release() + accept(measurement, at: now)
             case Self.context:
-                lastContext = try GlucoseMeasurementContext(decoding: bytes)
-                if case let .awaitingRecords(request, _) = phase {
-                    phase = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
-                }
-                return []
+                let context = try GlucoseMeasurementContext(decoding: bytes)
+                lastContext = context
+                keepAlive(at: now)
+                // A context for a record not held (looked at in the check, skipped as taken
+                // before, or discarded) has no reading to join.
+                guard let waiting = held, waiting.sequence == context.sequenceNumber else { return [] }
+                return release(with: context.readingContext)
             case Self.racp:
-                return receiveResponse(try RACP.Response(decoding: bytes))
+                return receiveResponse(try RACP.Response(decoding: bytes), at: now)
             case Self.feature:
                 feature = try GlucoseFeature(decoding: bytes)
                 return []
@@ -215,23 +294,53 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         }
     }
 
-    private mutating func accept(_ measurement: GlucoseMeasurement) -> [DriverAction] {
+    private mutating func accept(_ measurement: GlucoseMeasurement, at now: MonotonicInstant) -> [DriverAction] {
         let sequence = measurement.sequenceNumber
-        if let last = lastSequenceNumber, sequence <= last, last < .max { return [] }  // already stored
-        lastSequenceNumber = max(lastSequenceNumber ?? 0, sequence)
+        switch phase {
+        case let .awaitingRecords(.reportRecords(atLeast: first), _):
+            if sequence < first { return [] }  // a meter that ignores the filter: taken before
+            if sequence >= lastSequenceNumber ?? 0 { remember(measurement) }
+        case .awaitingRecords(.reportAllRecords, _):
+            if alreadyTaken?.contains(sequence) == true { return [] }  // the old run, before the numbers went back
+            remember(measurement)  // in storage order: the last one sent is the newest
+        default:
+            // Notified on its own (idle, or an abort under way): new only above the last taken.
+            if let last = lastSequenceNumber, sequence <= last, last < .max { return [] }
+            remember(measurement)
+        }
         if let reason = Self.rejection(of: measurement) {
             return [.emit(.malformedValue(Self.measurement, reason: "record #\(sequence) discarded: \(reason)"))]
         }
         guard let glucose = measurement.concentration?.glucose,
-              let local = measurement.baseTime.wallClockTimeAsIfUTC
-        else { return [] }  // rejection(of:) has ruled both out
+              let local = measurement.meterClockTime, let run = measurement.meterClockText
+        else { return [] }  // rejection(of:) has ruled these out
         recordsThisTransfer += 1
-        let time = local + (measurement.timeOffset ?? .zero) - configuration.meterUTCOffset
-        var actions: [DriverAction] = [.emit(.reading(Reading(device: device, value: .meterGlucose(glucose), time: .wallClock(time))))]
+        let reading = Reading(device: device, value: .meterGlucose(glucose, context: nil), time: .wallClock(local - configuration.meterUTCOffset),
+                              sensorStamp: SensorStamp(run: run, count: Int64(sequence)))
+        var alongside: [DriverAction] = []
         if measurement.sensorStatus?.contains(.batteryLow) == true {
-            actions.append(.emit(.info(TransmitterInfo(sensorState: "meter battery low"))))
+            alongside.append(.emit(.info(TransmitterInfo(sensorState: "meter battery low"))))
         }
-        return actions
+        guard measurement.contextInformationFollows else { return [.emit(.reading(reading))] + alongside }
+        held = HeldRecord(sequence: sequence, reading: reading, alongside: alongside, until: now + configuration.procedureTimeout)
+        return []
+    }
+
+    /// The held record's reading, with `context` if its context came, and what goes with it.
+    private mutating func release(with context: MeterReadingContext? = nil) -> [DriverAction] {
+        guard var record = held else { return [] }
+        held = nil
+        if case let .meterGlucose(glucose, _) = record.reading.value {
+            record.reading.value = .meterGlucose(glucose, context: context)
+        }
+        return [.emit(.reading(record.reading))] + record.alongside
+    }
+
+    /// `measurement` is now the newest record taken (a discarded one too: asking for it again
+    /// would not make it better).
+    private mutating func remember(_ measurement: GlucoseMeasurement) {
+        lastSequenceNumber = measurement.sequenceNumber
+        lastRecordRun = measurement.meterClockText
     }
 
     /// Why a record must not become a reading, or nil.
@@ -249,9 +358,13 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         return nil
     }
 
-    private mutating func receiveResponse(_ response: RACP.Response) -> [DriverAction] {
+    // MARK: - Responses
+
+    private mutating func receiveResponse(_ response: RACP.Response, at now: MonotonicInstant) -> [DriverAction] {
         guard case let .responseCode(request, code) = response else { return [] }  // a count nobody asked for
         switch phase {
+        case .checkingTheNewestRecord:
+            return checked(code, at: now)
         case .awaitingRecords, .abortingTransfer:
             break
         default:
@@ -259,14 +372,69 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         }
         let wasAbort = phase.isAborting
         phase = .idle
+        // The transfer is over: a record still waiting for its context will not get one.
+        let released = release()
         switch code {
         case .success where wasAbort || request == RACP.Opcode.abortOperation.rawValue:
-            return [.emit(.info(TransmitterInfo(sensorState: "record transfer aborted after \(recordsThisTransfer) record(s)\(lastSequenceText)")))]
+            return released + [.emit(.info(TransmitterInfo(sensorState: "record transfer aborted after \(recordsThisTransfer) record(s)\(lastSequenceText)")))]
         case .success, .noRecordsFound:
-            return [.emit(.info(TransmitterInfo(sensorState: "\(recordsThisTransfer) new record(s)\(lastSequenceText)")))]
+            if let newest = newestOnMeter, newest.count <= Int64(UInt16.max) {
+                // The meter's newest record is the one the next check compares with, whatever
+                // order the meter sent this transfer in.
+                lastSequenceNumber = UInt16(newest.count)
+                lastRecordRun = newest.run.isEmpty ? nil : newest.run
+            }
+            return released + [.emit(.info(TransmitterInfo(sensorState: "\(recordsThisTransfer) new record(s)\(lastSequenceText)")))]
         default:
-            return [.emit(.operationFailed(.write(Self.racp), .other("RACP op \(request) refused: \(code)")))]
+            return released + [.emit(.operationFailed(.write(Self.racp), .other("RACP op \(request) refused: \(code)")))]
         }
+    }
+
+    /// The answer to `01 06`: what to ask for next.
+    private mutating func checked(_ code: RACP.ResponseCode, at now: MonotonicInstant) -> [DriverAction] {
+        switch code {
+        case .success:
+            guard let newest = newestOnMeter else { return request(nextRequest, at: now) }
+            return compare(newest, at: now)
+        case .noRecordsFound:
+            phase = .idle
+            recordsThisTransfer = 0
+            guard let last = lastSequenceNumber else {
+                return [.emit(.info(TransmitterInfo(sensorState: "0 new record(s): the meter holds none")))]
+            }
+            // Cleared or reset: what it numbers next has nothing to do with the record taken before.
+            lastSequenceNumber = nil
+            lastRecordRun = nil
+            return [.emit(.info(TransmitterInfo(sensorState: "the meter holds no records any more (cleared or reset): record #\(last) forgotten, "
+                + "its next records will all be read")))]
+        case .operatorNotSupported, .invalidOperator:
+            newestOnMeter = nil
+            return request(nextRequest, at: now)
+        default:
+            newestOnMeter = nil
+            return [.emit(.operationFailed(.write(Self.racp), .other("RACP last record refused: \(code); asking without the check")))]
+                + request(nextRequest, at: now)
+        }
+    }
+
+    /// The meter's newest record against the newest taken before.
+    private mutating func compare(_ newest: SensorStamp, at now: MonotonicInstant) -> [DriverAction] {
+        guard let last = lastSequenceNumber else { return request(.reportAllRecords, at: now) }
+        let number = UInt16(truncatingIfNeeded: newest.count)
+        if number > last { return request(.reportRecords(atLeast: last + 1), at: now) }
+        let sameDate = lastRecordRun == nil || newest.run.isEmpty || lastRecordRun == newest.run
+        if number == last && sameDate {
+            phase = .idle
+            recordsThisTransfer = 0
+            if lastRecordRun == nil && !newest.run.isEmpty { lastRecordRun = newest.run }
+            return [.emit(.info(TransmitterInfo(sensorState: "0 new record(s)\(lastSequenceText)")))]
+        }
+        alreadyTaken = number < last ? (number + 1)...last : nil
+        let why = number < last
+            ? "the meter's newest record is #\(number), below #\(last) taken before"
+            : "the meter's record #\(number) is dated \(newest.run), not \(lastRecordRun ?? "?") as taken before"
+        return [.emit(.info(TransmitterInfo(sensorState: "\(why): its numbers restarted (a reset or another meter) or wrapped; reading all its records")))]
+            + request(.reportAllRecords, at: now)
     }
 
     private var lastSequenceText: String { lastSequenceNumber.map { ", last sequence number \($0)" } ?? "" }

@@ -54,6 +54,8 @@ public enum RACP {
     public enum Request: Hashable, Sendable {
         /// `01 01`
         case reportAllRecords
+        /// `01 06`: the newest stored record only (operator 6 "last record", no operand).
+        case reportLastRecord
         /// `01 03 01 <u16>`: records whose sequence number (GLS) or time offset (CGMS) is ≥ the value.
         case reportRecords(atLeast: UInt16)
         /// `03 00`
@@ -64,6 +66,7 @@ public enum RACP {
         public var encoded: [UInt8] {
             switch self {
             case .reportAllRecords: return [Opcode.reportStoredRecords.rawValue, Operator.allRecords.rawValue]
+            case .reportLastRecord: return [Opcode.reportStoredRecords.rawValue, Operator.lastRecord.rawValue]
             case let .reportRecords(value):
                 var writer = ByteWriter()
                 writer.write(Opcode.reportStoredRecords.rawValue)
@@ -78,7 +81,7 @@ public enum RACP {
 
         public var opcode: Opcode {
             switch self {
-            case .reportAllRecords, .reportRecords: .reportStoredRecords
+            case .reportAllRecords, .reportLastRecord, .reportRecords: .reportStoredRecords
             case .abort: .abortOperation
             case .reportNumberOfAllRecords: .reportNumberOfStoredRecords
             }

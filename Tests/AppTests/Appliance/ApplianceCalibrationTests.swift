@@ -14,7 +14,7 @@ struct FingerstickMeter: TransmitterDriver {
     let takenAt: WallClockTime
     var nextDeadline: MonotonicInstant? { nil }
     mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
-        [.emit(.connected), .emit(.reading(Reading(device: device, value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104)), time: .wallClock(takenAt))))]
+        [.emit(.connected), .emit(.reading(Reading(device: device, value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104), context: nil), time: .wallClock(takenAt))))]
     }
     mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] { [] }
     mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] { [] }

@@ -13,7 +13,11 @@ enum ExportFixtures {
                                          wallTime: t0, sensorStamp: SensorStamp(run: "80AB12", count: 864_300), origin: .live)
     static let glucoseNoTrend = RecordedReading(device: "libre", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 97.6), trend: nil),
                                                 wallTime: at(minutes: 1), origin: .backfill)
-    static let meter = RecordedReading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104.4)), wallTime: at(minutes: 2))
+    /// With the Measurement Context the rig's records carry (meal 1 preprandial, tester 1 self;
+    /// glucose_measurement_context.xml).
+    static let meter = RecordedReading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104.4),
+                                                                               context: MeterReadingContext(meal: .preprandial, tester: .selfTested)),
+                                       wallTime: at(minutes: 2), sensorStamp: SensorStamp(run: "2026-11-22T07:07:00", count: 12))
     static let heart = RecordedReading(device: "hr1", value: .heartRate(BeatsPerMinute(72), contact: .detected), wallTime: at(minutes: 3))
     // 832 ticks = 812.5 ms, 1000 ticks = 976.5625 ms (x * 1000 / 1024, exact decimals).
     static let rr = RecordedReading(device: "hr1", value: .rrIntervals([RRInterval(ticks: 832), RRInterval(ticks: 1000)]), wallTime: at(minutes: 4))
@@ -30,19 +34,19 @@ enum ExportFixtures {
 
 @Suite struct CSVExporterTests {
     @Test func headerNamesTheColumns() {
-        #expect(ExportFixtures.text(CSVExporter(utcOffset: .zero).header()) == "device,kind,value,unit,trend,time,sensor_time,sensor_run,origin\r\n")
+        #expect(ExportFixtures.text(CSVExporter(utcOffset: .zero).header()) == "device,kind,value,unit,trend,time,sensor_time,sensor_run,origin,context\r\n")
     }
 
     @Test(arguments: [
-        (ExportFixtures.glucose, "dexcom,glucose,120,mg/dL,FortyFiveDown,2026-11-22T07:05:00+01:00,864300,80AB12,live\r\n"),
-        (ExportFixtures.glucoseNoTrend, "libre,glucose,97.6,mg/dL,,2026-11-22T07:06:00+01:00,,,backfill\r\n"),
-        (ExportFixtures.meter, "meter,meter-glucose,104.4,mg/dL,,2026-11-22T07:07:00+01:00,,,live\r\n"),
-        (ExportFixtures.heart, "hr1,heart-rate,72,bpm,,2026-11-22T07:08:00+01:00,,,live\r\n"),
-        (ExportFixtures.rr, "hr1,rr-intervals,812.5 976.5625,ms,,2026-11-22T07:09:00+01:00,,,live\r\n"),
-        (ExportFixtures.temperature, "fridge,temperature,4.5,°C,,2026-11-22T07:10:00+01:00,,,live\r\n"),
-        (ExportFixtures.battery, "dexcom,battery,80,%,,2026-11-22T07:11:00+01:00,,,live\r\n"),
-        (ExportFixtures.energy, "hr1,energy-expended,250,kJ,,2026-11-22T07:12:00+01:00,,,live\r\n"),
-        (ExportFixtures.humidity, "fridge,humidity,81.5,%,,2026-11-22T07:13:00+01:00,,,live\r\n"),
+        (ExportFixtures.glucose, "dexcom,glucose,120,mg/dL,FortyFiveDown,2026-11-22T07:05:00+01:00,864300,80AB12,live,\r\n"),
+        (ExportFixtures.glucoseNoTrend, "libre,glucose,97.6,mg/dL,,2026-11-22T07:06:00+01:00,,,backfill,\r\n"),
+        (ExportFixtures.meter, "meter,meter-glucose,104.4,mg/dL,,2026-11-22T07:07:00+01:00,12,2026-11-22T07:07:00,live,meal=preprandial;tester=self\r\n"),
+        (ExportFixtures.heart, "hr1,heart-rate,72,bpm,,2026-11-22T07:08:00+01:00,,,live,\r\n"),
+        (ExportFixtures.rr, "hr1,rr-intervals,812.5 976.5625,ms,,2026-11-22T07:09:00+01:00,,,live,\r\n"),
+        (ExportFixtures.temperature, "fridge,temperature,4.5,°C,,2026-11-22T07:10:00+01:00,,,live,\r\n"),
+        (ExportFixtures.battery, "dexcom,battery,80,%,,2026-11-22T07:11:00+01:00,,,live,\r\n"),
+        (ExportFixtures.energy, "hr1,energy-expended,250,kJ,,2026-11-22T07:12:00+01:00,,,live,\r\n"),
+        (ExportFixtures.humidity, "fridge,humidity,81.5,%,,2026-11-22T07:13:00+01:00,,,live,\r\n"),
     ])
     func encodesEveryKind(_ reading: RecordedReading, _ line: String) {
         var exporter = CSVExporter(utcOffset: .seconds(3600))
@@ -61,7 +65,7 @@ enum ExportFixtures {
         var reading = ExportFixtures.battery
         reading.device = "bed, \"left\""
         var exporter = CSVExporter(utcOffset: .zero)
-        #expect(ExportFixtures.text(exporter.encode(reading)) == "\"bed, \"\"left\"\"\",battery,80,%,,2026-11-22T06:11:00+00:00,,,live\r\n")
+        #expect(ExportFixtures.text(exporter.encode(reading)) == "\"bed, \"\"left\"\"\",battery,80,%,,2026-11-22T06:11:00+00:00,,,live,\r\n")
     }
 
     @Test func theCachedDeviceFieldFollowsTheDevice() {
@@ -79,12 +83,12 @@ enum ExportFixtures {
         let lines = ExportFixtures.text(exporter.export(ExportFixtures.everyKind)).split(separator: "\r\n", omittingEmptySubsequences: false)
         #expect(lines.count == 1 + ExportFixtures.everyKind.count + 1)  // header, rows, empty after the last CRLF
         #expect(lines.last == "")
-        #expect(lines.dropFirst().dropLast().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 9 })
+        #expect(lines.dropFirst().dropLast().allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 10 })
     }
 
     @Test func anRFC4180ReaderGetsEveryFieldBack() {
         // Awkward device names through a reader written from RFC 4180 §2 alone: each row comes
-        // back as the nine fields that went in.
+        // back as the ten fields that went in.
         var exporter = CSVExporter(utcOffset: .zero)
         let names = ["plain", "comma, inside", "quote \" inside", "line\r\nbreak", "\"", ",", "trailing space "]
         var readings: [RecordedReading] = []
@@ -97,7 +101,7 @@ enum ExportFixtures {
         #expect(rows.count == names.count + 1)
         #expect(rows.first == CSVExporter.columns)
         for (row, name) in zip(rows.dropFirst(), names) {
-            #expect(row == [name, "glucose", "120", "mg/dL", "FortyFiveDown", "2026-11-22T06:05:00+00:00", "864300", "80AB12", "live"])
+            #expect(row == [name, "glucose", "120", "mg/dL", "FortyFiveDown", "2026-11-22T06:05:00+00:00", "864300", "80AB12", "live", ""])
         }
     }
 

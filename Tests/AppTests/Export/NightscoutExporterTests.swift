@@ -17,8 +17,15 @@ import Testing
             == #"{"type":"sgv","sgv":98,"date":1795327560000,"dateString":"2026-11-22T07:06:00.000+01:00","direction":"NONE","device":"vigil-libre","utcOffset":60}"#)
     }
 
+    /// The meter's Measurement Context goes in `notes`, the free-text field Nightscout's
+    /// treatments use (its v1 entry schema has none; an entry keeps the field as it keeps
+    /// `utcOffset`); without a context there is no `notes`.
     @Test func meterGlucoseIsAnMBGEntryWithoutDirection() {
         #expect(exporter.entry(for: ExportFixtures.meter)
+            == #"{"type":"mbg","mbg":104,"date":1795327620000,"dateString":"2026-11-22T07:07:00.000+01:00","device":"vigil-meter","notes":"meal=preprandial;tester=self","utcOffset":60}"#)
+        var plain = ExportFixtures.meter
+        plain.value = .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104.4), context: nil)
+        #expect(exporter.entry(for: plain)
             == #"{"type":"mbg","mbg":104,"date":1795327620000,"dateString":"2026-11-22T07:07:00.000+01:00","device":"vigil-meter","utcOffset":60}"#)
     }
 

@@ -72,6 +72,16 @@ import Transmitters
         ])
     }
 
+    /// A fingerstick with the meal and tester its meter sent (Measurement Context 0x2A34).
+    @Test func meterGlucoseCarriesItsContext() {
+        let reading = Reading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104),
+                                                                  context: MeterReadingContext(meal: .postprandial, tester: .selfTested)),
+                              time: .wallClock(Self.wall))
+        #expect(ApplianceEvent.readings("meter", peer: nil, [reading]).json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered) == [
+            #"{"event":"reading","device":"meter","kind":"meter-glucose","mgdl":104,"meal":"postprandial","tester":"self","time":"2023-11-14T22:13:20.000Z"}"#,
+        ])
+    }
+
     @Test func batteryInfoBecomesABatteryEvent() {
         let event = ApplianceEvent.transmitter("hr", peer: Self.peer, .info(TransmitterInfo(battery: Percent(87), manufacturer: "Acme")))
         #expect(event.json(monotonicNow: Self.now, wallNow: Self.wall).map(\.rendered) == [

@@ -27,7 +27,7 @@ import Testing
         // 11:59:59 local goes to bin 47 (11:45–12:00); a meter reading in bin 0 is ignored.
         readings.append(RecordedReading(device: "dexcom", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 111), trend: nil),
                                         wallTime: midnight + .seconds(10 * 3600 + 59 * 60 + 59)))
-        readings.append(RecordedReading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 400)), wallTime: midnight - .seconds(50 * 60)))
+        readings.append(RecordedReading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 400), context: nil), wallTime: midnight - .seconds(50 * 60)))
         let profile = AmbulatoryGlucoseProfile(readings: readings, utcOffset: .seconds(3600))
         #expect(profile.binMinutes == 15 && profile.bins.count == 96)
         #expect(profile.bins.map(\.startMinute) == Array(stride(from: 0, to: 1440, by: 15)))

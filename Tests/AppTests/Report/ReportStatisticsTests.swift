@@ -26,7 +26,7 @@ enum ReportTrace {
     /// Readings that must not count: before the start, at the (exclusive) end, and not sensor glucose.
     static let ignored: [RecordedReading] = [
         glucose(400, minute: -5), glucose(400, minute: 60),
-        RecordedReading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 400)), wallTime: start + .seconds(600)),
+        RecordedReading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 400), context: nil), wallTime: start + .seconds(600)),
         RecordedReading(device: "hr1", value: .heartRate(BeatsPerMinute(60), contact: .detected), wallTime: start + .seconds(700)),
     ]
 }

@@ -59,7 +59,8 @@ extension SerialExportSession {
         // (Swift reads "\r\n" as one Character, so the lines are compared as one string.)
         #expect(out == "OK export ndjson\r\n"
             + #"{"device":"libre","kind":"glucose","value":97.6,"unit":"mg/dL","time":"2026-11-22T07:06:00+01:00","date":1795327560000,"origin":"backfill"}"# + "\n"
-            + #"{"device":"meter","kind":"meter-glucose","value":104.4,"unit":"mg/dL","time":"2026-11-22T07:07:00+01:00","date":1795327620000,"origin":"live"}"# + "\n"
+            + #"{"device":"meter","kind":"meter-glucose","value":104.4,"unit":"mg/dL","context":"meal=preprandial;tester=self","#
+            + #""time":"2026-11-22T07:07:00+01:00","date":1795327620000,"sensor_time":12,"sensor_run":"2026-11-22T07:07:00","origin":"live"}"# + "\n"
             + ".\r\n")
     }
 

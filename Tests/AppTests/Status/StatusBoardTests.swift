@@ -142,7 +142,7 @@ import Transmitters
     @Test func aMeterReadingOnItsOwnClockIsAgedByTheWallClock() {
         var board = StatusBoard(version: "1", startedAt: Self.t0, devices: [.init(id: "meter", kind: "glucose-meter")])
         board.observe(.readings("meter", peer: nil, [
-            Reading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 99)), time: .wallClock(Self.wall(-600))),
+            Reading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 99), context: nil), time: .wallClock(Self.wall(-600))),
         ]), at: Self.at(5))
         // And one from a meter whose clock runs ahead: "just now", not in the future.
         board.observe(.transmitter("meter", peer: nil, .reading(

@@ -1,3 +1,4 @@
+import Readings
 import Testing
 import Wire
 @testable import Transmitters
@@ -23,6 +24,34 @@ import Wire
         #expect(c.medication?.doubleValue == 0.01)
         #expect(c.medicationUnit == .liters)
         #expect(c.hbA1c?.doubleValue == 6.5)
+    }
+
+    /// Meal and tester as a reading keeps them, value by value from the field tables of
+    /// glucose_measurement_context.xml (meal 1–5; tester 1 self, 2 health care professional,
+    /// 3 lab test, 15 not available): flags 0x06 (meal + tester/health), sequence 7.
+    static let contexts: [([UInt8], MeterReadingContext?)] = [
+        ([0x01, 0xF1], MeterReadingContext(meal: .preprandial, tester: .selfTested)),   // health 15 in the high nibble
+        ([0x02, 0x52], MeterReadingContext(meal: .postprandial, tester: .healthCareProfessional)),
+        ([0x03, 0xF3], MeterReadingContext(meal: .fasting, tester: .labTest)),
+        ([0x04, 0x5F], MeterReadingContext(meal: .casual, tester: .notAvailable)),
+        ([0x05, 0x01], MeterReadingContext(meal: .bedtime, tester: .selfTested)),
+        ([0x00, 0x04], nil),                                                     // reserved meal and tester
+        ([0x06, 0x02], MeterReadingContext(meal: nil, tester: .healthCareProfessional)),  // meal 6 reserved
+        ([0x03, 0x0E], MeterReadingContext(meal: .fasting, tester: nil)),        // tester 14 reserved
+    ]
+
+    @Test(arguments: contexts)
+    func readingContext(fields: [UInt8], expected: MeterReadingContext?) throws {
+        let context = try GlucoseMeasurementContext(decoding: [0x06, 0x07, 0x00] + fields)
+        #expect(context.readingContext == expected)
+    }
+
+    /// The context every field present (above) is preprandial, tested by self; without the
+    /// meal and tester flags there is none.
+    @Test func readingContextNeedsMealOrTester() throws {
+        let every = try GlucoseMeasurementContext(decoding: [UInt8](hex: "ff 2a 00 00 01 05 e0 01 21 10 0e 32 04 0a d0 41 f0"))
+        #expect(every.readingContext == MeterReadingContext(meal: .preprandial, tester: .selfTested))
+        #expect(try GlucoseMeasurementContext(decoding: [UInt8](hex: "40 2a 00 41 f0")).readingContext == nil)
     }
 
     static let singleFields: [(UInt8, [UInt8])] = [

@@ -31,17 +31,24 @@ import Wire
     /// A record of `mgdl` mg/dL (kg/L SFLOAT with exponent −5), capillary blood from a finger.
     static func record(_ sequence: UInt16, mgdl: Int16 = 123, offsetMinutes: Int64? = nil, type: GlucoseSampleType = .capillaryWholeBlood,
                        location: GlucoseSampleLocation = .finger, status: GlucoseSensorStatus? = nil, raw: UInt16? = nil,
-                       time: DateTime = baseTime) -> [UInt8] {
+                       time: DateTime = baseTime, contextFollows: Bool = false) -> [UInt8] {
         let sfloat = raw ?? (0xB000 | UInt16(bitPattern: mgdl) & 0x0FFF)
         return GlucoseMeasurement(sequenceNumber: sequence, baseTime: time, timeOffset: offsetMinutes.map { .seconds($0 * 60) },
                                   concentration: .init(value: .init(raw: sfloat), unit: .kilogramsPerLiter),
-                                  sampleType: type, sampleLocation: location, sensorStatus: status).encoded
+                                  sampleType: type, sampleLocation: location, sensorStatus: status,
+                                  contextInformationFollows: contextFollows).encoded
     }
 
-    static func meterReading(_ mgdl: Double, epoch: Int64) -> DriverAction {
-        .emit(.reading(Reading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: mgdl)),
-                               time: .wallClock(WallClockTime(secondsSinceEpoch: epoch)))))
+    /// The reading of record `sequence`: dated `epoch` (UTC) and stamped with the sequence
+    /// number and the record's own date on the meter's clock (`run`; the base time by default).
+    static func meterReading(_ mgdl: Double, epoch: Int64, sequence: Int64 = 1, run: String = "2026-11-22T07:30:00",
+                             context: MeterReadingContext? = nil) -> DriverAction {
+        .emit(.reading(Reading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: mgdl), context: context),
+                               time: .wallClock(WallClockTime(secondsSinceEpoch: epoch)), sensorStamp: SensorStamp(run: run, count: sequence))))
     }
+
+    static let lastRecordRequest = DriverAction.write(racp, [0x01, 0x06], withResponse: true)
+    static let success = [UInt8](hex: "06 00 01 01")
 
     func started(_ configuration: GlucoseMeterDriver.Configuration = .init()) -> GlucoseMeterDriver {
         var driver = GlucoseMeterDriver(device: "meter", configuration: configuration)
@@ -49,10 +56,24 @@ import Wire
         return driver
     }
 
+    /// A transfer under way, as for a meter that cannot report its last record (RACP operator 6
+    /// refused with "operator not supported"): the request is the one without the check.
     func transferring(_ configuration: GlucoseMeterDriver.Configuration = .init()) -> GlucoseMeterDriver {
         var driver = started(configuration)
         _ = driver.receive(.subscribed(Self.racp), at: Self.t0)
+        _ = driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 04")), at: Self.t0)
         return driver
+    }
+
+    /// The check answered: the meter's newest record is `newest` (its bytes), then success.
+    func checked(_ newest: [UInt8], _ configuration: GlucoseMeterDriver.Configuration = .init(),
+                 state: [String: String] = [:]) -> (GlucoseMeterDriver, [DriverAction]) {
+        var driver = started(configuration)
+        driver.restore(state)
+        #expect(driver.receive(.subscribed(Self.racp), at: Self.t0) == [Self.lastRecordRequest])
+        #expect(driver.receive(value(Self.measurement, newest), at: Self.t0) == [], "the newest record is looked at, not taken")
+        let actions = driver.receive(value(Self.racp, Self.success), at: Self.t0)
+        return (driver, actions)
     }
 
     func value(_ uuid: BluetoothUUID, _ bytes: [UInt8]) -> DriverInput {
@@ -100,22 +121,134 @@ import Wire
         }
     }
 
-    @Test func firstTransferAsksForAllRecords() {
+    /// The check first: RACP op 1 "report stored records" with operator 6 "last record" (no
+    /// operand; record_access_control_point.xml), under the procedure deadline.
+    @Test func theNewestRecordIsCheckedFirst() {
         var driver = started()
-        #expect(driver.nextRequest == .reportAllRecords)
         #expect(driver.receive(.subscribed(Self.measurement), at: Self.t0) == [])
-        #expect(driver.receive(.subscribed(Self.racp), at: Self.t0) == [.write(Self.racp, [0x01, 0x01], withResponse: true)])
-        #expect(driver.phase == .awaitingRecords(request: .reportAllRecords, deadline: Self.t0 + .seconds(30)))
+        #expect(driver.receive(.subscribed(Self.racp), at: Self.t0) == [Self.lastRecordRequest])
+        #expect(driver.phase == .checkingTheNewestRecord(deadline: Self.t0 + .seconds(30)))
         #expect(driver.nextDeadline == Self.t0 + .seconds(30))
+        // Looking at the newest record keeps the check alive, and takes nothing.
+        #expect(driver.receive(value(Self.measurement, Self.record(9)), at: Self.t0 + .seconds(10)) == [])
+        #expect(driver.nextDeadline == Self.t0 + .seconds(40))
+        #expect(driver.lastSequenceNumber == nil)
+    }
+
+    @Test func firstTransferAsksForAllRecords() {
+        let (driver, actions) = checked(Self.record(9))
+        #expect(actions == [.write(Self.racp, [0x01, 0x01], withResponse: true)])
+        #expect(driver.phase == .awaitingRecords(request: .reportAllRecords, deadline: Self.t0 + .seconds(30)))
     }
 
     @Test func laterTransfersAskOnlyForNewerRecords() {
-        var driver = started(.init(lastSequenceNumber: 0x0102))
-        #expect(driver.receive(.subscribed(Self.racp), at: Self.t0) == [.write(Self.racp, [UInt8](hex: "01 03 01 03 01"), withResponse: true)])
+        let (_, actions) = checked(Self.record(0x0105), .init(lastSequenceNumber: 0x0102))
+        #expect(actions == [.write(Self.racp, [UInt8](hex: "01 03 01 03 01"), withResponse: true)])
+    }
+
+    /// The meter's newest record is the one taken before: nothing to ask for.
+    @Test func nothingNewMeansNoRequest() {
+        let (driver, actions) = checked(Self.record(7), state: ["last-sequence": "7", "last-record": "2026-11-22T07:30:00"])
+        #expect(actions == [.emit(.info(TransmitterInfo(sensorState: "0 new record(s), last sequence number 7")))])
+        #expect(driver.phase == .idle)
+        #expect(driver.nextDeadline == nil)
+    }
+
+    /// A meter whose numbers restarted (a new meter under the same label, a battery change, a
+    /// factory reset): its newest is #3, below #200 taken before. Everything is read again, and
+    /// its new #1 is its own reading, not the old #1 (another date, so another stamp).
+    @Test func numbersThatWentBackAreReadAgainFromTheStart() {
+        let newDay = DateTime(year: 2026, month: 12, day: 1, hours: 8, minutes: 0, seconds: 0)
+        var (driver, actions) = checked(Self.record(3, time: newDay), state: ["last-sequence": "200", "last-record": "2026-11-22T07:30:00"])
+        #expect(actions == [
+            .emit(.info(TransmitterInfo(sensorState: "the meter's newest record is #3, below #200 taken before: its numbers restarted "
+                + "(a reset or another meter) or wrapped; reading all its records"))),
+            .write(Self.racp, [0x01, 0x01], withResponse: true),
+        ])
+        // 2026-12-01 08:00:00 = 1 796 112 000 s (Python calendar.timegm).
+        #expect(driver.receive(value(Self.measurement, Self.record(1, time: newDay)), at: Self.t0)
+                == [Self.meterReading(123, epoch: 1_796_112_000, sequence: 1, run: "2026-12-01T08:00:00")])
+        _ = driver.receive(value(Self.measurement, Self.record(2, time: newDay)), at: Self.t0)
+        _ = driver.receive(value(Self.measurement, Self.record(3, time: newDay)), at: Self.t0)
+        #expect(driver.receive(value(Self.racp, Self.success), at: Self.t0)
+                == [.emit(.info(TransmitterInfo(sensorState: "3 new record(s), last sequence number 3")))])
+        #expect(driver.persistentState == ["last-sequence": "3", "last-record": "2026-12-01T08:00:00"])
+    }
+
+    /// Wrapped past 65535: the newest is #2, #65530 was taken before. The old run's records up
+    /// to #65530 are skipped, the ones after it (#65531 …) and the new ones (#0 …) are taken.
+    @Test func aWrapTakesOnlyWhatWasNotTaken() {
+        var (driver, actions) = checked(Self.record(2), state: ["last-sequence": "65530", "last-record": "2026-11-20T07:30:00"])
+        #expect(actions.last == .write(Self.racp, [0x01, 0x01], withResponse: true))
+        #expect(driver.receive(value(Self.measurement, Self.record(65529)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.measurement, Self.record(65530)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.measurement, Self.record(65531)), at: Self.t0) == [Self.meterReading(123, epoch: Self.baseEpoch, sequence: 65531)])
+        #expect(driver.receive(value(Self.measurement, Self.record(65535)), at: Self.t0) == [Self.meterReading(123, epoch: Self.baseEpoch, sequence: 65535)])
+        #expect(driver.receive(value(Self.measurement, Self.record(0)), at: Self.t0) == [Self.meterReading(123, epoch: Self.baseEpoch, sequence: 0)])
+        #expect(driver.receive(value(Self.measurement, Self.record(2)), at: Self.t0) == [Self.meterReading(123, epoch: Self.baseEpoch, sequence: 2)])
+        _ = driver.receive(value(Self.racp, Self.success), at: Self.t0)
+        #expect(driver.lastSequenceNumber == 2)
+    }
+
+    /// The same number with another date: a reset meter that happens to have as many records.
+    @Test func theSameNumberWithAnotherDateIsAnotherRecord() {
+        let (driver, actions) = checked(Self.record(7), state: ["last-sequence": "7", "last-record": "2026-01-05T12:00:00"])
+        #expect(actions == [
+            .emit(.info(TransmitterInfo(sensorState: "the meter's record #7 is dated 2026-11-22T07:30:00, not 2026-01-05T12:00:00 as taken "
+                + "before: its numbers restarted (a reset or another meter) or wrapped; reading all its records"))),
+            .write(Self.racp, [0x01, 0x01], withResponse: true),
+        ])
+        #expect(driver.phase == .awaitingRecords(request: .reportAllRecords, deadline: Self.t0 + .seconds(30)))
+    }
+
+    /// A meter that refuses operator 6 gets today's request: all records at first, then ≥ last + 1.
+    @Test(arguments: [[UInt8](hex: "06 00 01 04"), [UInt8](hex: "06 00 01 03")])
+    func aMeterWithoutLastRecordGetsTheRequestWithoutTheCheck(refusal: [UInt8]) {
+        var first = started()
+        _ = first.receive(.subscribed(Self.racp), at: Self.t0)
+        #expect(first.receive(value(Self.racp, refusal), at: Self.t0) == [.write(Self.racp, [0x01, 0x01], withResponse: true)])
+        var later = started(.init(lastSequenceNumber: 0x0102))
+        _ = later.receive(.subscribed(Self.racp), at: Self.t0)
+        #expect(later.receive(value(Self.racp, refusal), at: Self.t0) == [.write(Self.racp, [UInt8](hex: "01 03 01 03 01"), withResponse: true)])
+    }
+
+    /// Any other refusal of the check is reported, and the records are still asked for.
+    @Test func anotherRefusalOfTheCheckIsReportedAndTheRequestGoesOut() {
+        var driver = started(.init(lastSequenceNumber: 5))
+        _ = driver.receive(.subscribed(Self.racp), at: Self.t0)
+        #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 02")), at: Self.t0) == [
+            .emit(.operationFailed(.write(Self.racp), .other("RACP last record refused: op code not supported; asking without the check"))),
+            .write(Self.racp, [UInt8](hex: "01 03 01 06 00"), withResponse: true),
+        ])
+    }
+
+    /// A meter holding no records at all was cleared or reset: the record taken before is
+    /// forgotten, so its next records are read whatever they are numbered.
+    @Test func anEmptyMeterForgetsTheRecordTakenBefore() {
+        var driver = started(.init(lastSequenceNumber: 40))
+        _ = driver.receive(.subscribed(Self.racp), at: Self.t0)
+        #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 06")), at: Self.t0) == [
+            .emit(.info(TransmitterInfo(sensorState: "the meter holds no records any more (cleared or reset): record #40 forgotten, "
+                + "its next records will all be read"))),
+        ])
+        #expect(driver.lastSequenceNumber == nil)
+        #expect(driver.persistentState == [:])
+        #expect(driver.phase == .idle)
     }
 
     @Test func atTheLastSequenceNumberAllRecordsAreAskedFor() {
         #expect(started(.init(lastSequenceNumber: .max)).nextRequest == .reportAllRecords)
+    }
+
+    /// A silent check is aborted like a silent transfer.
+    @Test func aSilentCheckIsAborted() throws {
+        var driver = started()
+        _ = driver.receive(.subscribed(Self.racp), at: Self.t0)
+        #expect(driver.handleDeadline(at: Self.t0 + .seconds(30)) == [
+            .emit(.operationFailed(.write(Self.racp), .other("RACP reportStoredRecords: nothing for 30 s; aborting"))),
+            .write(Self.racp, [0x03, 0x00], withResponse: true),
+        ])
+        #expect(driver.phase == .abortingTransfer(deadline: Self.t0 + .seconds(60)))
     }
 
     // MARK: - Records
@@ -126,7 +259,7 @@ import Wire
         #expect(driver.receive(value(Self.measurement, Self.record(1)), at: t1) == [Self.meterReading(123, epoch: Self.baseEpoch)])
         // Time offset −60 min is added to the base time.
         #expect(driver.receive(value(Self.measurement, Self.record(2, mgdl: 98, offsetMinutes: -60)), at: t1)
-                == [Self.meterReading(98, epoch: Self.baseEpoch - 3600)])
+                == [Self.meterReading(98, epoch: Self.baseEpoch - 3600, sequence: 2, run: "2026-11-22T06:30:00")])
         #expect(driver.lastSequenceNumber == 2)
         #expect(driver.recordsThisTransfer == 2)
         // Each record pushes the procedure deadline.
@@ -145,7 +278,7 @@ import Wire
     @Test func molesPerLiterRecordsAreConvertedToMilligramsPerDeciliter() {
         var driver = transferring()
         let bytes = [UInt8](hex: "06 05 00 ea 07 0b 16 07 1e 00 44 c0 11")
-        #expect(driver.receive(value(Self.measurement, bytes), at: Self.t0) == [Self.meterReading(6.8 * 18.0182, epoch: Self.baseEpoch)])
+        #expect(driver.receive(value(Self.measurement, bytes), at: Self.t0) == [Self.meterReading(6.8 * 18.0182, epoch: Self.baseEpoch, sequence: 5)])
     }
 
     @Test func lowBatteryKeepsTheReadingAndSaysSo() {
@@ -179,7 +312,7 @@ import Wire
         var driver = transferring(.init(lastSequenceNumber: 5))
         #expect(driver.receive(value(Self.measurement, Self.record(4)), at: Self.t0) == [])
         #expect(driver.receive(value(Self.measurement, Self.record(5)), at: Self.t0) == [])
-        #expect(driver.receive(value(Self.measurement, Self.record(6)), at: Self.t0) == [Self.meterReading(123, epoch: Self.baseEpoch)])
+        #expect(driver.receive(value(Self.measurement, Self.record(6)), at: Self.t0) == [Self.meterReading(123, epoch: Self.baseEpoch, sequence: 6)])
         #expect(driver.lastSequenceNumber == 6)
     }
 
@@ -198,6 +331,105 @@ import Wire
         #expect(driver.feature == [.lowBatteryDetection, .multipleBond])
         #expect(driver.receive(.value(Self.battery, [55], origin: .read), at: Self.t0) == [.emit(.info(TransmitterInfo(battery: Percent(55))))])
         #expect(driver.receive(value(Self.context, [0x02]), at: Self.t0).count == 1)
+    }
+
+    // MARK: - Measurement Context
+
+    /// A context for record `sequence`, flags 0x06 (meal, tester/health): meal 1 preprandial,
+    /// tester 1 self / health 15 not available (0xF1), as glucose_measurement_context.xml lays out.
+    static func context(_ sequence: UInt16) -> [UInt8] { [0x06, UInt8(sequence & 0xFF), UInt8(sequence >> 8), 0x01, 0xF1] }
+    static let preprandialBySelf = MeterReadingContext(meal: .preprandial, tester: .selfTested)
+
+    /// A record that announces a context (flag bit 4) waits for it, and carries it.
+    @Test func aRecordWaitsForItsContext() {
+        var driver = transferring()
+        #expect(driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.context, Self.context(4)), at: Self.t0)
+                == [Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4, context: Self.preprandialBySelf)])
+        #expect(driver.lastContext?.sequenceNumber == 4)
+    }
+
+    /// What goes with the record (a low meter battery) waits with it and follows its reading.
+    @Test func whatGoesWithAHeldRecordFollowsIt() {
+        var driver = transferring()
+        #expect(driver.receive(value(Self.measurement, Self.record(4, status: .batteryLow, contextFollows: true)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.context, Self.context(4)), at: Self.t0) == [
+            Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4, context: Self.preprandialBySelf),
+            .emit(.info(TransmitterInfo(sensorState: "meter battery low"))),
+        ])
+    }
+
+    /// The next record releases a held one without its context: the fingerstick is never lost.
+    @Test func theNextRecordReleasesAHeldOne() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0)
+        #expect(driver.receive(value(Self.measurement, Self.record(5)), at: Self.t0) == [
+            Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4),
+            Self.meterReading(123, epoch: Self.baseEpoch, sequence: 5),
+        ])
+        // A context for a record no longer held joins nothing.
+        #expect(driver.receive(value(Self.context, Self.context(4)), at: Self.t0) == [])
+    }
+
+    /// The RACP response ends the transfer: a held record comes out before the summary.
+    @Test func theResponseReleasesAHeldRecord() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0)
+        #expect(driver.receive(value(Self.racp, Self.success), at: Self.t0) == [
+            Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4),
+            .emit(.info(TransmitterInfo(sensorState: "1 new record(s), last sequence number 4"))),
+        ])
+    }
+
+    /// A context for another record does not join the held one, which keeps waiting.
+    @Test func aContextForAnotherRecordIsNotJoined() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0)
+        #expect(driver.receive(value(Self.context, Self.context(3)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.context, Self.context(4)), at: Self.t0)
+                == [Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4, context: Self.preprandialBySelf)])
+    }
+
+    /// Silence releases a held record at the procedure deadline, before the abort.
+    @Test func theDeadlineReleasesAHeldRecord() throws {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0 + .seconds(1))
+        let deadline = try #require(driver.nextDeadline)
+        #expect(deadline == Self.t0 + .seconds(31))
+        let actions = driver.handleDeadline(at: deadline)
+        #expect(actions.first == Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4))
+        #expect(actions.last == .write(Self.racp, [0x03, 0x00], withResponse: true))
+    }
+
+    /// Outside a procedure (a record the meter notifies while idle) the same wait applies.
+    @Test func anIdleHeldRecordIsReleasedAfterTheSameWait() throws {
+        var driver = transferring()
+        _ = driver.receive(value(Self.racp, Self.success), at: Self.t0)
+        #expect(driver.nextDeadline == nil)
+        _ = driver.receive(value(Self.measurement, Self.record(1, contextFollows: true)), at: Self.t0)
+        #expect(driver.nextDeadline == Self.t0 + .seconds(30))
+        #expect(driver.handleDeadline(at: Self.t0 + .seconds(29)) == [])
+        #expect(driver.handleDeadline(at: Self.t0 + .seconds(30)) == [Self.meterReading(123, epoch: Self.baseEpoch)])
+        #expect(driver.nextDeadline == nil)
+    }
+
+    /// The link dropping releases a held record before the disconnection is reported.
+    @Test func aDisconnectionReleasesAHeldRecord() {
+        var driver = transferring()
+        _ = driver.receive(value(Self.measurement, Self.record(4, contextFollows: true)), at: Self.t0)
+        #expect(driver.receive(.disconnected(reason: "meter off"), at: Self.t0) == [
+            Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4),
+            .emit(.disconnected(reason: "meter off")),
+        ])
+    }
+
+    /// The record looked at in the check is not held, and its context joins nothing.
+    @Test func theCheckedRecordsContextJoinsNothing() {
+        var driver = started()
+        _ = driver.receive(.subscribed(Self.racp), at: Self.t0)
+        #expect(driver.receive(value(Self.measurement, Self.record(9, contextFollows: true)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.context, Self.context(9)), at: Self.t0) == [])
+        #expect(driver.receive(value(Self.racp, Self.success), at: Self.t0) == [.write(Self.racp, [0x01, 0x01], withResponse: true)])
     }
 
     // MARK: - Responses
@@ -301,8 +533,11 @@ import Wire
         var driver = transferring()
         _ = driver.receive(value(Self.measurement, Self.record(17)), at: Self.t0)
         _ = driver.receive(.disconnected(reason: "meter done"), at: Self.t0)
-        _ = driver.start(Self.meter, at: Self.t0 + .seconds(600))
-        #expect(driver.receive(.subscribed(Self.racp), at: Self.t0 + .seconds(600)) == [.write(Self.racp, [UInt8](hex: "01 03 01 12 00"), withResponse: true)])
+        let later = Self.t0 + .seconds(600)
+        _ = driver.start(Self.meter, at: later)
+        #expect(driver.receive(.subscribed(Self.racp), at: later) == [Self.lastRecordRequest])
+        _ = driver.receive(value(Self.measurement, Self.record(19)), at: later)
+        #expect(driver.receive(value(Self.racp, Self.success), at: later) == [.write(Self.racp, [UInt8](hex: "01 03 01 12 00"), withResponse: true)])
     }
 
     // MARK: - Configuration
