@@ -1,6 +1,6 @@
 /// What the person told the meter about a fingerstick: the meal it relates to and who did the
 /// test, from the Glucose Measurement Context that follows a record (Glucose Service
-/// characteristic 0x2A34, gatt-xml `glucose_measurement_context.xml`; protocols.md §5.6).
+/// characteristic 0x2A34, gatt-xml `glucose_measurement_context.xml`; docs/glucose-meter-records.md).
 ///
 /// Kept with the reading because a value means something else before a meal than after it,
 /// and one taken by a laboratory is worth more than one from a drawer. Only the two fields a

@@ -1,7 +1,7 @@
 import Readings
 
 extension Dexcom {
-    /// The trend byte of a glucose message (byte 13; protocols.md §1.6, docs/trend-arrows.md):
+    /// The trend byte of a glucose message (byte 13; docs/trend-arrows.md):
     /// an i8 in 0.1 mg/dL per minute (CGMBLEKit divides by 10). 127 means "unknown" (xDrip
     /// `BaseGlucoseRxMessage.getTrend`) and CGMBLEKit also rejects −128; both are no rate.
     ///

@@ -84,14 +84,7 @@ public struct LibreCalibration: Hashable, Sendable, CustomStringConvertible {
         let meanY = ys.reduce(0, +) / n
         var reason: String?
         if points.count >= 2, let spread = xs.max().flatMap({ max in xs.min().map { max - $0 } }) {
-            if spread >= minimumSpread {
-                var sxy = 0.0, sxx = 0.0
-                for (x, y) in zip(xs, ys) {
-                    sxy += (x - meanX) * (y - meanY)
-                    sxx += (x - meanX) * (x - meanX)
-                }
-                let slope = sxy / sxx
-                let intercept = meanY - slope * meanX
+            if spread >= minimumSpread, let (slope, intercept) = FingerstickCalibration.leastSquares(zip(xs, ys).map { (x: $0, y: $1) }) {
                 if slopeBounds.contains(slope) && interceptBounds.contains(intercept) {
                     return LibreCalibration(slope: slope, intercept: intercept, method: .leastSquares)
                 }

@@ -40,8 +40,6 @@ public struct LibreSensorSession: Hashable, Sendable {
         }
     }
 
-    /// Fingerstick references outside this range (mg/dL) are not believed.
-    public static let plausibleReference: ClosedRange<Double> = 20...600
     /// How long uncalibrated trend samples are kept for pairing with fingersticks.
     static let sampleRetention: Duration = .seconds(60 * 60)
 
@@ -119,8 +117,8 @@ public struct LibreSensorSession: Hashable, Sendable {
 
     /// A fingerstick reference, measured at `takenAt`.
     public mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [TransmitterEvent] {
-        guard Self.plausibleReference.contains(reference.milligramsPerDeciliter) else {
-            return [.malformedValue(source, reason: "calibration \(reference) ignored: outside \(Int(Self.plausibleReference.lowerBound))–\(Int(Self.plausibleReference.upperBound)) mg/dL")]
+        if let refusal = FingerstickCalibration.refusal(of: reference) {
+            return [.malformedValue(source, reason: "calibration \(reference) ignored: \(refusal)")]
         }
         pending.append(PendingCalibration(reference: reference, takenAt: takenAt))
         return retryPending(at: now)

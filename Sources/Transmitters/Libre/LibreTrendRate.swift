@@ -14,15 +14,6 @@ public enum LibreTrendRate {
     /// with fewer than `minimumPoints` samples.
     public static func rate(_ samples: [(minutesAgo: Int, glucose: GlucoseConcentration)]) -> Double? {
         guard samples.count >= minimumPoints else { return nil }
-        let xs = samples.map { -Double($0.minutesAgo) }
-        let ys = samples.map(\.glucose.milligramsPerDeciliter)
-        let n = Double(samples.count)
-        let meanX = xs.reduce(0, +) / n, meanY = ys.reduce(0, +) / n
-        var sxy = 0.0, sxx = 0.0
-        for (x, y) in zip(xs, ys) {
-            sxy += (x - meanX) * (y - meanY)
-            sxx += (x - meanX) * (x - meanX)
-        }
-        return sxx > 0 ? sxy / sxx : nil
+        return FingerstickCalibration.leastSquares(samples.map { (x: -Double($0.minutesAgo), y: $0.glucose.milligramsPerDeciliter) })?.slope
     }
 }

@@ -18,9 +18,19 @@ import Wire
 /// - Classic ASCII line: no transmitter ID to check (the classic firmware filters on its own
 ///   compiled-in ID) and no reply (it defines no commands); otherwise handled like data.
 ///
-/// Calibration: `DriverInput.calibration` fingersticks pair with the raw value measured
-/// closest to them (`XBridgeCalibration`). Uncalibrated raw values are reported as info text,
-/// never as glucose: see `XBridgeCalibration` for why.
+/// Calibration: `DriverInput.calibration` fingersticks pair with the sane raw value measured
+/// closest to them and feed `XBridgeCalibration` (xDrip+'s guards; docs/xbridge-calibration.md).
+/// A fingerstick outside 40–400 mg/dL, one with no raw value within 10 minutes, and a line that
+/// fails the sanity check are reported with their reason (`malformedValue`), never dropped.
+/// Uncalibrated raw values are reported as info text, never as glucose.
+///
+/// A new sensor: the xBridge shows Vigil no sensor session (xDrip learns of a new G4 sensor
+/// only from the user's "start sensor"), only raw counts. A raw count below xDrip's sane
+/// minimum (5,000, `XBridgeCalibration.saneRaw`) means the transmitter is reading no working
+/// sensor — taken off the old one, or a new one not yet giving a signal — so the calibration is
+/// cleared then, and the next sensor starts uncalibrated. A transmitter ID that changes is a
+/// new configuration, and so a new driver with no calibration; calibrations also expire after
+/// 4 days.
 ///
 /// Watchdog: 11 minutes by default (two missed G4 cycles) without an accepted data packet
 /// emits `noData` and disconnects so that the app reconnects.
@@ -49,7 +59,7 @@ public struct XBridgeDriver: TransmitterDriver {
     public private(set) var phase: Phase = .notStarted
     /// Survives reconnections: a calibration is about the sensor, not the link.
     public private(set) var calibration = XBridgeCalibration()
-    /// The newest raw counts with the time they were measured, newest last (at most 6).
+    /// The newest sane raw counts with the time they were measured, newest last (at most 6).
     public private(set) var recentRaw: [(raw: UInt32, at: MonotonicInstant)] = []
     /// Fingersticks that arrived before a raw value close enough in time to pair with.
     public private(set) var unpairedCalibrations: [(GlucoseConcentration, takenAt: MonotonicInstant)] = []
@@ -94,7 +104,7 @@ public struct XBridgeDriver: TransmitterDriver {
         case let .calibration(reference, takenAt):
             // Accepted in any phase: a fingerstick taken while the bridge is out of range is
             // still a calibration point once a raw value near it is known.
-            return calibrate(reference, takenAt: takenAt)
+            return calibrate(reference, takenAt: takenAt, at: now)
         default:
             break
         }
@@ -156,14 +166,24 @@ public struct XBridgeDriver: TransmitterDriver {
     private mutating func accept(raw: UInt32, measuredAt: MonotonicInstant, transmitterBattery: UInt8,
                                  info: inout TransmitterInfo, at now: MonotonicInstant) -> [DriverAction] {
         watchdog.feed(at: now)
-        recentRaw.append((raw, measuredAt))
-        if recentRaw.count > XBridgeCalibration.maximumPoints { recentRaw.removeFirst() }
-        var actions = pairWaitingCalibrations()
-        if raw == 0 {
-            // The G4 sends 0 when it has no sensor reading (warm-up, sensor error).
-            info.sensorState = "no sensor value (raw 0), G4 battery \(transmitterBattery)"
-            return actions
+        if raw < XBridgeCalibration.saneRaw.lowerBound {
+            // No working sensor under the transmitter (warm-up, a sensor change, a failure): no
+            // value, and whatever calibrated the sensor before does not calibrate the next one.
+            let cleared = calibration.isCalibrated || !calibration.points.isEmpty
+            calibration.reset()
+            recentRaw = []
+            info.sensorState = "no sensor signal (raw \(raw), below \(XBridgeCalibration.saneRaw.lowerBound))"
+                + (cleared ? ": calibration cleared, the next sensor needs a fingerstick" : "") + ", G4 battery \(transmitterBattery)"
+            return []
         }
+        if raw > XBridgeCalibration.saneRaw.upperBound {
+            info.sensorState = "raw \(raw) discarded, G4 battery \(transmitterBattery)"
+            return [.emit(.malformedValue(Self.serial, reason: "raw \(raw) is above \(XBridgeCalibration.saneRaw.upperBound), "
+                + "xDrip's sane maximum: not a sensor value; discarded"))]
+        }
+        recentRaw.append((raw, measuredAt))
+        if recentRaw.count > Self.recentRawKept { recentRaw.removeFirst() }
+        var actions = pairWaitingCalibrations(at: now)
         if let glucose = calibration.glucose(raw: raw) {
             guard glucose.milligramsPerDeciliter > 0 else {
                 actions.append(.emit(.malformedValue(Self.serial, reason: "raw \(raw) calibrates to \(glucose.milligramsPerDeciliter) mg/dL, not a glucose; discarded")))
@@ -179,12 +199,17 @@ public struct XBridgeDriver: TransmitterDriver {
 
     // MARK: - Calibration
 
-    private mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant) -> [DriverAction] {
+    /// Raw values kept for pairing with fingersticks (30 minutes of G4 cycles).
+    static let recentRawKept = 6
+
+    private mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [DriverAction] {
+        if let refusal = FingerstickCalibration.refusal(of: reference) {
+            return [refused(reference, because: refusal)]
+        }
         let window = XBridgeCalibration.pairingWindow
-        let nearest = recentRaw.filter { $0.raw > 0 }.min { abs(($0.at - takenAt).seconds) < abs(($1.at - takenAt).seconds) }
+        let nearest = recentRaw.min { abs(($0.at - takenAt).seconds) < abs(($1.at - takenAt).seconds) }
         if let nearest, abs((nearest.at - takenAt).seconds) <= window.seconds {
-            calibration.add(.init(raw: Double(nearest.raw), reference: reference, takenAt: takenAt))
-            return [.emit(.info(TransmitterInfo(sensorState: "calibrated with \(reference) at raw \(nearest.raw)")))]
+            return add(reference, takenAt: takenAt, raw: nearest.raw, at: now)
         }
         unpairedCalibrations.append((reference, takenAt))
         return []
@@ -192,23 +217,36 @@ public struct XBridgeDriver: TransmitterDriver {
 
     /// Pairs waiting fingersticks with the raw value just recorded, and reports those too old to
     /// pair with anything.
-    private mutating func pairWaitingCalibrations() -> [DriverAction] {
+    private mutating func pairWaitingCalibrations(at now: MonotonicInstant) -> [DriverAction] {
         guard let newest = recentRaw.last else { return [] }
         var actions: [DriverAction] = []
         var waiting: [(GlucoseConcentration, takenAt: MonotonicInstant)] = []
         for (reference, takenAt) in unpairedCalibrations {
             let gap = abs((newest.at - takenAt).seconds)
-            if gap <= XBridgeCalibration.pairingWindow.seconds && newest.raw > 0 {
-                calibration.add(.init(raw: Double(newest.raw), reference: reference, takenAt: takenAt))
-                actions.append(.emit(.info(TransmitterInfo(sensorState: "calibrated with \(reference) at raw \(newest.raw)"))))
+            if gap <= XBridgeCalibration.pairingWindow.seconds {
+                actions += add(reference, takenAt: takenAt, raw: newest.raw, at: now)
             } else if newest.at > takenAt {
-                actions.append(.emit(.info(TransmitterInfo(sensorState: "calibration \(reference) at \(takenAt) not used: no raw value within 10 min of it"))))
+                actions.append(refused(reference, because: "taken at \(takenAt), no raw value within \(Int(XBridgeCalibration.pairingWindow.seconds / 60)) min of it"))
             } else {
                 waiting.append((reference, takenAt))
             }
         }
         unpairedCalibrations = waiting
         return actions
+    }
+
+    private mutating func add(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, raw: UInt32, at now: MonotonicInstant) -> [DriverAction] {
+        switch calibration.add(.init(raw: Double(raw), reference: reference, takenAt: takenAt), at: now) {
+        case let .calibrated(line):
+            return [.emit(.info(TransmitterInfo(sensorState: "calibrated with \(reference) at raw \(raw): \(line)")))]
+        case let .lineRefused(reason):
+            let kept = calibration.line.map { "keeping \($0)" } ?? "still uncalibrated"
+            return [refused(reference, because: "\(reason); \(kept)")]
+        }
+    }
+
+    private func refused(_ reference: GlucoseConcentration, because reason: String) -> DriverAction {
+        .emit(.malformedValue(Self.serial, reason: "calibration \(reference) refused: \(reason)"))
     }
 
     // MARK: - Steps

@@ -3,7 +3,7 @@ import Testing
 @testable import Transmitters
 
 struct DexcomTrendTests {
-    /// The trend byte is 0.1 mg/dL/min (protocols.md §1.6), so each edge of xDrip+'s
+    /// The trend byte is 0.1 mg/dL/min (CGMBLEKit divides it by 10; docs/trend-arrows.md), so each edge of xDrip+'s
     /// `BgReading.slopeName` table (−3.5, −2, −1, 1, 2, 3.5 mg/dL/min) is a whole byte: the
     /// edge belongs to the lower band, one tenth above it to the next. 127 and −128 are no rate.
     @Test(arguments: [

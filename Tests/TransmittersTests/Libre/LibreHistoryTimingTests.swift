@@ -16,7 +16,8 @@ import Testing
         #expect(timing.sensorMinute(ofHistoryRecord: 3) == 15)
     }
 
-    /// The xDrip dump's fields (protocols.md §3: age 4993, history index 12): delay =
+    /// The real Libre 1 dump's fields (xDrip NFCReaderXTest.java `data_libre1`, LibreFixtures:
+    /// age 4993, history index 12): delay =
     /// (4990 mod 15) + 3 = 13, (4990 div 15) mod 32 = 332 mod 32 = 12, in step. xDrip's own
     /// minute counter for the newest record, ((age − 3) / 15) × 15 = 4980, agrees.
     @Test func xDripDumpFields() throws {

@@ -198,12 +198,14 @@ import Wire
         #expect(session.calibration == .uncalibrated)
     }
 
-    @Test(arguments: [10.0, 700.0])
+    /// Calibration takes fingersticks within 40–400 mg/dL only (FingerstickCalibration, after
+    /// xDrip+ `Calibration.getConvertedBg`), the range the xBridge path uses too.
+    @Test(arguments: [10.0, 39, 401, 700])
     func implausibleStickIsRefused(mgdl: Double) {
         var session = LibreSensorSession(device: "libre", source: Self.source)
         _ = session.process(Self.fram(), sensorUID: Self.uid, at: Self.t0)
         let events = session.calibrate(GlucoseConcentration(milligramsPerDeciliter: mgdl), takenAt: Self.t0, at: Self.t0)
-        #expect(Self.reasons(events).first?.hasSuffix("outside 20–600 mg/dL") == true)
+        #expect(Self.reasons(events).first?.hasSuffix("outside 40–400 mg/dL, the range calibration accepts") == true)
         #expect(session.calibration == .uncalibrated)
     }
 

@@ -110,14 +110,17 @@ import Wire
         let first = Self.t0 + .seconds(300)
         _ = driver.receive(.value(Self.serial, Self.data(raw: 150_000), origin: .notification), at: first)
         let fingerstick = GlucoseConcentration(milligramsPerDeciliter: 120)
+        // One fingerstick: slope 1, intercept 120 − 150 000 / 1000 = −30 (XBridgeCalibrationTests).
         #expect(driver.receive(.calibration(fingerstick, takenAt: first + .seconds(60)), at: first + .seconds(90))
-                == [.emit(.info(TransmitterInfo(sensorState: "calibrated with 120 mg/dL at raw 150000")))])
+                == [.emit(.info(TransmitterInfo(sensorState: "calibrated with 120 mg/dL at raw 150000: slope 1.0, intercept -30.0 mg/dL "
+                    + "from 1 fingerstick(s) (one fingerstick, offset only)")))])
         #expect(driver.calibration.isCalibrated)
 
-        // Next packet: 2.5 s late in the bridge (delay), so the reading is dated 2.5 s earlier.
+        // Next packet: 2.5 s late in the bridge (delay), so the reading is dated 2.5 s earlier;
+        // 175 − 30 = 145 mg/dL.
         let second = first + .seconds(300)
         let actions = driver.receive(.value(Self.serial, Self.data(raw: 175_000, delay: .milliseconds(2500)), origin: .notification), at: second)
-        #expect(actions == [Self.ack, Self.glucose(140, at: second - .milliseconds(2500)), Self.info("calibrated, raw 175000, G4 battery 214")])
+        #expect(actions == [Self.ack, Self.glucose(145, at: second - .milliseconds(2500)), Self.info("calibrated, raw 175000, G4 battery 214")])
     }
 
     @Test func calibrationBeforeAnyRawWaitsForTheNextPacket() {
@@ -129,21 +132,22 @@ import Wire
         let actions = driver.receive(.value(Self.serial, Self.data(raw: 200_000), origin: .notification), at: now)
         #expect(actions == [
             Self.ack,
-            .emit(.info(TransmitterInfo(sensorState: "calibrated with 100 mg/dL at raw 200000"))),
+            .emit(.info(TransmitterInfo(sensorState: "calibrated with 100 mg/dL at raw 200000: slope 1.0, intercept -100.0 mg/dL "
+                + "from 1 fingerstick(s) (one fingerstick, offset only)"))),
             Self.glucose(100, at: now),
             Self.info("calibrated, raw 200000, G4 battery 214"),
         ])
         #expect(driver.unpairedCalibrations.isEmpty)
     }
 
-    @Test func aCalibrationTooFarFromAnyRawIsReportedUnused() {
+    @Test func aCalibrationTooFarFromAnyRawIsReportedRefused() {
         var driver = started()
         _ = driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: 100), takenAt: Self.t0), at: Self.t0)
         let now = Self.t0 + .seconds(11 * 60)
         let actions = driver.receive(.value(Self.serial, Self.data(raw: 200_000), origin: .notification), at: now)
         #expect(actions == [
             Self.ack,
-            .emit(.info(TransmitterInfo(sensorState: "calibration 100 mg/dL at \(Self.t0) not used: no raw value within 10 min of it"))),
+            .emit(.malformedValue(Self.serial, reason: "calibration 100 mg/dL refused: taken at \(Self.t0), no raw value within 10 min of it")),
             Self.info("needs calibration: raw 200000, G4 battery 214"),
         ])
         #expect(!driver.calibration.isCalibrated)
@@ -153,7 +157,68 @@ import Wire
     @Test func aZeroRawIsNoSensorValue() {
         var driver = started()
         #expect(driver.receive(.value(Self.serial, Self.data(raw: 0), origin: .notification), at: Self.t0)
-                == [Self.ack, Self.info("no sensor value (raw 0), G4 battery 214")])
+                == [Self.ack, Self.info("no sensor signal (raw 0, below 5000), G4 battery 214")])
+        #expect(driver.recentRaw.isEmpty, "not a value to calibrate against")
+    }
+
+    /// Fingersticks outside 40–400 mg/dL never calibrate (xDrip+ `Calibration.getConvertedBg`:
+    /// null below 40 or above 400), and say so; the edges do.
+    @Test(arguments: [(39.0, false), (40, true), (400, true), (401, false), (20, false), (600, false)])
+    func fingerstickRange(mgdl: Double, accepted: Bool) {
+        var driver = started()
+        _ = driver.receive(.value(Self.serial, Self.data(raw: 150_000), origin: .notification), at: Self.t0)
+        let actions = driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: mgdl), takenAt: Self.t0), at: Self.t0)
+        if accepted {
+            #expect(driver.calibration.points.count == 1, "\(actions)")
+        } else {
+            #expect(actions == [.emit(.malformedValue(Self.serial, reason: "calibration \(GlucoseConcentration(milligramsPerDeciliter: mgdl)) "
+                + "refused: outside 40–400 mg/dL, the range calibration accepts"))])
+            #expect(driver.calibration.points.isEmpty)
+        }
+    }
+
+    /// A line the sanity check refuses is reported, and the line in use stays: raw 100 000 at
+    /// 150 mg/dL alone would need intercept 50, above xDrip's 39.
+    @Test func aRefusedLineIsReported() {
+        var driver = started()
+        _ = driver.receive(.value(Self.serial, Self.data(raw: 100_000), origin: .notification), at: Self.t0)
+        #expect(driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: 150), takenAt: Self.t0), at: Self.t0) == [
+            .emit(.malformedValue(Self.serial, reason: "calibration 150 mg/dL refused: intercept 50.0 mg/dL is above 39 (xDrip's highest sane "
+                + "intercept): raw 100000 against 150 mg/dL looks like no working sensor; still uncalibrated")),
+        ])
+        #expect(!driver.calibration.isCalibrated)
+    }
+
+    /// A raw count below xDrip's sane minimum (5000 = 5 raw units) means no working sensor under
+    /// the transmitter: the old sensor's calibration is cleared, and the next sensor starts
+    /// uncalibrated. 5000 itself is a sensor value.
+    @Test func noSensorSignalClearsTheCalibration() {
+        var driver = started()
+        _ = driver.receive(.value(Self.serial, Self.data(raw: 150_000), origin: .notification), at: Self.t0)
+        _ = driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: 120), takenAt: Self.t0), at: Self.t0)
+        #expect(driver.calibration.isCalibrated)
+        let t1 = Self.t0 + .seconds(300)
+        #expect(driver.receive(.value(Self.serial, Self.data(raw: 4_999), origin: .notification), at: t1) == [
+            Self.ack,
+            Self.info("no sensor signal (raw 4999, below 5000): calibration cleared, the next sensor needs a fingerstick, G4 battery 214"),
+        ])
+        #expect(!driver.calibration.isCalibrated && driver.calibration.points.isEmpty)
+        let t2 = t1 + .seconds(300)
+        #expect(driver.receive(.value(Self.serial, Self.data(raw: 5_000), origin: .notification), at: t2)
+                == [Self.ack, Self.info("needs calibration: raw 5000, G4 battery 214")])
+    }
+
+    /// Above xDrip's sane maximum (1000 raw units) a count is not a sensor value.
+    @Test func aRawAboveTheSaneMaximumIsDiscarded() {
+        var driver = started()
+        _ = driver.receive(.value(Self.serial, Self.data(raw: 150_000), origin: .notification), at: Self.t0)
+        _ = driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: 120), takenAt: Self.t0), at: Self.t0)
+        #expect(driver.receive(.value(Self.serial, Self.data(raw: 1_000_001), origin: .notification), at: Self.t0 + .seconds(300)) == [
+            Self.ack,
+            .emit(.malformedValue(Self.serial, reason: "raw 1000001 is above 1000000, xDrip's sane maximum: not a sensor value; discarded")),
+            Self.info("raw 1000001 discarded, G4 battery 214"),
+        ])
+        #expect(driver.calibration.isCalibrated, "a glitch is not a sensor change")
     }
 
     @Test func aCalibrationThatYieldsANonPositiveGlucoseIsNotReported() {
@@ -163,7 +228,8 @@ import Wire
         let t1 = Self.t0 + .seconds(300)
         _ = driver.receive(.value(Self.serial, Self.data(raw: 200_000), origin: .notification), at: t1)
         _ = driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: 230), takenAt: t1), at: t1)
-        // Line: slope 0.0015, intercept −70 → raw 40 000 gives −10 mg/dL.
+        // Least squares through (100, 80) and (200, 230) raw units: slope 1.5 (the two-point
+        // bound, still inside), intercept −70 → raw 40 000 gives 60 − 70 = −10 mg/dL.
         let actions = driver.receive(.value(Self.serial, Self.data(raw: 40_000), origin: .notification), at: t1 + .seconds(300))
         #expect(actions.count == 3)
         #expect(actions.first == Self.ack)
@@ -179,7 +245,8 @@ import Wire
         _ = driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: 110), takenAt: Self.t0), at: Self.t0)
         let actions = driver.receive(.value(Self.serial, Array("110000 218 0 60".utf8), origin: .notification), at: Self.t0)
         #expect(actions == [
-            .emit(.info(TransmitterInfo(sensorState: "calibrated with 110 mg/dL at raw 110000"))),
+            .emit(.info(TransmitterInfo(sensorState: "calibrated with 110 mg/dL at raw 110000: slope 1.0, intercept 0.0 mg/dL "
+                + "from 1 fingerstick(s) (one fingerstick, offset only)"))),
             Self.glucose(110, at: Self.t0),
             .emit(.info(TransmitterInfo(sensorState: "calibrated, raw 110000, G4 battery 218", sensorAge: .seconds(3600)))),
         ])
