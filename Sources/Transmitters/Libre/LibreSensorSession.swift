@@ -118,7 +118,7 @@ public struct LibreSensorSession: Hashable, Sendable {
     /// A fingerstick reference, measured at `takenAt`.
     public mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [TransmitterEvent] {
         if let refusal = FingerstickCalibration.refusal(of: reference) {
-            return [.malformedValue(source, reason: "calibration \(reference) ignored: \(refusal)")]
+            return [.calibration(CalibrationReport(reference: reference, takenAt: takenAt, outcome: .notUsed(reason: refusal)))]
         }
         pending.append(PendingCalibration(reference: reference, takenAt: takenAt))
         return retryPending(at: now)
@@ -135,26 +135,32 @@ public struct LibreSensorSession: Hashable, Sendable {
     private mutating func retryPending(at now: MonotonicInstant) -> [TransmitterEvent] {
         var events: [TransmitterEvent] = []
         var stillPending: [PendingCalibration] = []
-        var changed = false
+        var paired: [PendingCalibration] = []
         for stick in pending {
             let nearest = samples.min { abs(($0.time - stick.takenAt).seconds) < abs(($1.time - stick.takenAt).seconds) }
             if let nearest, abs((nearest.time - stick.takenAt).seconds) <= configuration.calibrationMatchWindow.seconds {
                 calibrationPoints.append(LibreCalibration.Point(sensor: nearest.sensor, reference: stick.reference, takenAt: stick.takenAt))
-                changed = true
+                paired.append(stick)
             } else if now - stick.takenAt <= configuration.pendingCalibrationLifetime {
                 stillPending.append(stick)
             } else {
-                events.append(.malformedValue(source, reason: "calibration \(stick.reference) ignored: no Libre value within \(Int(configuration.calibrationMatchWindow.seconds / 60)) min of the fingerstick"))
+                let reason = "no Libre value within \(Int(configuration.calibrationMatchWindow.seconds / 60)) min of the fingerstick"
+                events.append(.calibration(CalibrationReport(reference: stick.reference, takenAt: stick.takenAt, outcome: .notUsed(reason: reason))))
             }
         }
         pending = stillPending
-        if changed {
+        if !paired.isEmpty {
             calibrationPoints.removeAll { now - $0.takenAt > configuration.calibrationMaximumAge }
             calibrationPoints.sort { $0.takenAt < $1.takenAt }
             calibrationPoints = Array(calibrationPoints.suffix(configuration.maximumCalibrationPoints))
             calibration = LibreCalibration.fit(calibrationPoints)
-            if let reason = calibration.fallbackReason {
-                events.append(.malformedValue(source, reason: "Libre calibration fell back to \(calibration.method): \(reason)"))
+            // Each fingerstick's report says what the fit made of it: a fit that fell back to
+            // no calibration at all did not use it.
+            let outcome: CalibrationReport.Outcome = calibration.method == .uncalibrated
+                ? .notUsed(reason: "the Libre calibration fell back to \(calibration)")
+                : .accepted(detail: "\(calibration)")
+            for stick in paired {
+                events.append(.calibration(CalibrationReport(reference: stick.reference, takenAt: stick.takenAt, outcome: outcome)))
             }
         }
         return events

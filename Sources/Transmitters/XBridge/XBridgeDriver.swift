@@ -21,7 +21,7 @@ import Wire
 /// Calibration: `DriverInput.calibration` fingersticks pair with the sane raw value measured
 /// closest to them and feed `XBridgeCalibration` (xDrip+'s guards; docs/xbridge-calibration.md).
 /// A fingerstick outside 40–400 mg/dL, one with no raw value within 10 minutes, and a line that
-/// fails the sanity check are reported with their reason (`malformedValue`), never dropped.
+/// fails the sanity check are reported with their reason (`CalibrationReport`), never dropped.
 /// Uncalibrated raw values are reported as info text, never as glucose.
 ///
 /// A new sensor: the xBridge shows Vigil no sensor session (xDrip learns of a new G4 sensor
@@ -204,7 +204,7 @@ public struct XBridgeDriver: TransmitterDriver {
 
     private mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [DriverAction] {
         if let refusal = FingerstickCalibration.refusal(of: reference) {
-            return [refused(reference, because: refusal)]
+            return [report(reference, takenAt: takenAt, .notUsed(reason: refusal))]
         }
         let window = XBridgeCalibration.pairingWindow
         let nearest = recentRaw.min { abs(($0.at - takenAt).seconds) < abs(($1.at - takenAt).seconds) }
@@ -226,7 +226,8 @@ public struct XBridgeDriver: TransmitterDriver {
             if gap <= XBridgeCalibration.pairingWindow.seconds {
                 actions += add(reference, takenAt: takenAt, raw: newest.raw, at: now)
             } else if newest.at > takenAt {
-                actions.append(refused(reference, because: "taken at \(takenAt), no raw value within \(Int(XBridgeCalibration.pairingWindow.seconds / 60)) min of it"))
+                actions.append(report(reference, takenAt: takenAt,
+                                      .notUsed(reason: "taken at \(takenAt), no raw value within \(Int(XBridgeCalibration.pairingWindow.seconds / 60)) min of it")))
             } else {
                 waiting.append((reference, takenAt))
             }
@@ -238,15 +239,16 @@ public struct XBridgeDriver: TransmitterDriver {
     private mutating func add(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, raw: UInt32, at now: MonotonicInstant) -> [DriverAction] {
         switch calibration.add(.init(raw: Double(raw), reference: reference, takenAt: takenAt), at: now) {
         case let .calibrated(line):
-            return [.emit(.info(TransmitterInfo(sensorState: "calibrated with \(reference) at raw \(raw): \(line)")))]
+            return [report(reference, takenAt: takenAt, .accepted(detail: "at raw \(raw): \(line)"))]
         case let .lineRefused(reason):
             let kept = calibration.line.map { "keeping \($0)" } ?? "still uncalibrated"
-            return [refused(reference, because: "\(reason); \(kept)")]
+            return [report(reference, takenAt: takenAt, .notUsed(reason: "\(reason); \(kept)"))]
         }
     }
 
-    private func refused(_ reference: GlucoseConcentration, because reason: String) -> DriverAction {
-        .emit(.malformedValue(Self.serial, reason: "calibration \(reference) refused: \(reason)"))
+    /// What became of a fingerstick: every one offered ends in one of these.
+    private func report(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, _ outcome: CalibrationReport.Outcome) -> DriverAction {
+        .emit(.calibration(CalibrationReport(reference: reference, takenAt: takenAt, outcome: outcome)))
     }
 
     // MARK: - Steps

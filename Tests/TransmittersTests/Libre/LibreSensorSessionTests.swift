@@ -32,6 +32,11 @@ import Wire
         events.compactMap { if case let .malformedValue(_, reason) = $0 { reason } else { nil } }
     }
 
+    /// What became of each fingerstick the session was offered, in order.
+    static func outcomes(_ events: [TransmitterEvent]) -> [CalibrationReport.Outcome] {
+        events.compactMap { if case let .calibration(report) = $0 { report.outcome } else { nil } }
+    }
+
     @Test func realDumpGivesInfoLiveValueAndBackfill() throws {
         var session = LibreSensorSession(device: "libre", source: Self.source)
         let events = session.process(Self.fram(), sensorUID: Self.uid, at: Self.t0)
@@ -163,8 +168,9 @@ import Wire
         var session = LibreSensorSession(device: "libre", source: Self.source)
         _ = session.process(Self.fram(), sensorUID: Self.uid, at: Self.t0)
         // A fingerstick of 170 taken 2 minutes before the read: trend record k = 2, raw 1352.
-        #expect(session.calibrate(GlucoseConcentration(milligramsPerDeciliter: 170), takenAt: Self.t0 - Self.minutes(2), at: Self.t0).isEmpty)
+        let taken = session.calibrate(GlucoseConcentration(milligramsPerDeciliter: 170), takenAt: Self.t0 - Self.minutes(2), at: Self.t0)
         #expect(session.calibration.method == .offset)
+        #expect(Self.outcomes(taken) == [.accepted(detail: "\(session.calibration)")])
         #expect(abs(session.calibration.intercept - (170 - 1352 / 8.5)) < 1e-9)
         #expect(session.calibrationPoints.count == 1)
         let events = session.process(Self.fram(LibreFixtures.withAge(4994)), sensorUID: Self.uid, at: Self.t0 + Self.minutes(1))
@@ -176,7 +182,11 @@ import Wire
         // only 14.9 mg/dL apart, so the mean offset is used instead, and that is reported.
         let fallback = session.calibrate(GlucoseConcentration(milligramsPerDeciliter: 130), takenAt: Self.t0 - Self.minutes(9), at: Self.t0 + Self.minutes(1))
         #expect(session.calibration.method == .offset)
-        #expect(Self.reasons(fallback).first?.hasPrefix("Libre calibration fell back to offset: sensor values only 14.9") == true)
+        guard case let .accepted(detail)? = Self.outcomes(fallback).first else {
+            Issue.record("no report for the second stick: \(fallback)")
+            return
+        }
+        #expect(detail.hasPrefix("offset") && detail.contains("sensor values only 14.9"), "\(detail)")
     }
 
     @Test func stickBeforeDataWaitsForIt() {
@@ -194,7 +204,7 @@ import Wire
         _ = session.calibrate(GlucoseConcentration(milligramsPerDeciliter: 150), takenAt: Self.t0, at: Self.t0)
         // 21 minutes later: the trend covers t0 + 6 … t0 + 21 min, nothing within 5 min of t0.
         let events = session.process(Self.fram(), sensorUID: Self.uid, at: Self.t0 + Self.minutes(21))
-        #expect(Self.reasons(events) == ["calibration 150 mg/dL ignored: no Libre value within 5 min of the fingerstick"])
+        #expect(Self.outcomes(events) == [.notUsed(reason: "no Libre value within 5 min of the fingerstick")])
         #expect(session.calibration == .uncalibrated)
     }
 
@@ -205,7 +215,7 @@ import Wire
         var session = LibreSensorSession(device: "libre", source: Self.source)
         _ = session.process(Self.fram(), sensorUID: Self.uid, at: Self.t0)
         let events = session.calibrate(GlucoseConcentration(milligramsPerDeciliter: mgdl), takenAt: Self.t0, at: Self.t0)
-        #expect(Self.reasons(events).first?.hasSuffix("outside 40–400 mg/dL, the range calibration accepts") == true)
+        #expect(Self.outcomes(events) == [.notUsed(reason: "outside 40–400 mg/dL, the range calibration accepts")])
         #expect(session.calibration == .uncalibrated)
     }
 

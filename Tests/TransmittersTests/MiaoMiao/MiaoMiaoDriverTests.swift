@@ -230,7 +230,8 @@ import Wire
         var driver = reading()
         let first = Self.glucose(deliver(MiaoMiaoFixtures.packet(), to: &driver, from: Self.t0))[0]
         let readAt = Self.t0 + .milliseconds(360)
-        #expect(driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: 180), takenAt: readAt), at: readAt + .seconds(30)) == [])
+        let taken = driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: 180), takenAt: readAt), at: readAt + .seconds(30))
+        #expect(taken.count == 1 && taken.allSatisfy { if case .emit(.calibration(let report)) = $0 { report.isAccepted } else { false } }, "\(taken)")
         let second = Self.glucose(deliver(MiaoMiaoFixtures.packet(), to: &driver, from: Self.t0 + .seconds(60)))[0]
         guard case let .glucose(before, _) = first.value, case let .glucose(after, _) = second.value else { Issue.record("not glucose"); return }
         #expect(before.milligramsPerDeciliter == 1323 / 8.5)

@@ -105,6 +105,11 @@ import Wire
         #expect(driver.recentRaw.map(\.raw) == [150_000])
     }
 
+    /// What the driver reports of a fingerstick it was offered.
+    static func calibration(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, _ outcome: CalibrationReport.Outcome) -> DriverAction {
+        .emit(.calibration(CalibrationReport(reference: reference, takenAt: takenAt, outcome: outcome)))
+    }
+
     @Test func calibrationAfterARawValueCalibratesTheNextOnes() {
         var driver = started()
         let first = Self.t0 + .seconds(300)
@@ -112,8 +117,8 @@ import Wire
         let fingerstick = GlucoseConcentration(milligramsPerDeciliter: 120)
         // One fingerstick: slope 1, intercept 120 − 150 000 / 1000 = −30 (XBridgeCalibrationTests).
         #expect(driver.receive(.calibration(fingerstick, takenAt: first + .seconds(60)), at: first + .seconds(90))
-                == [.emit(.info(TransmitterInfo(sensorState: "calibrated with 120 mg/dL at raw 150000: slope 1.0, intercept -30.0 mg/dL "
-                    + "from 1 fingerstick(s) (one fingerstick, offset only)")))])
+                == [Self.calibration(fingerstick, takenAt: first + .seconds(60),
+                                     .accepted(detail: "at raw 150000: slope 1.0, intercept -30.0 mg/dL from 1 fingerstick(s) (one fingerstick, offset only)"))])
         #expect(driver.calibration.isCalibrated)
 
         // Next packet: 2.5 s late in the bridge (delay), so the reading is dated 2.5 s earlier;
@@ -132,8 +137,8 @@ import Wire
         let actions = driver.receive(.value(Self.serial, Self.data(raw: 200_000), origin: .notification), at: now)
         #expect(actions == [
             Self.ack,
-            .emit(.info(TransmitterInfo(sensorState: "calibrated with 100 mg/dL at raw 200000: slope 1.0, intercept -100.0 mg/dL "
-                + "from 1 fingerstick(s) (one fingerstick, offset only)"))),
+            Self.calibration(fingerstick, takenAt: Self.t0,
+                             .accepted(detail: "at raw 200000: slope 1.0, intercept -100.0 mg/dL from 1 fingerstick(s) (one fingerstick, offset only)")),
             Self.glucose(100, at: now),
             Self.info("calibrated, raw 200000, G4 battery 214"),
         ])
@@ -147,7 +152,8 @@ import Wire
         let actions = driver.receive(.value(Self.serial, Self.data(raw: 200_000), origin: .notification), at: now)
         #expect(actions == [
             Self.ack,
-            .emit(.malformedValue(Self.serial, reason: "calibration 100 mg/dL refused: taken at \(Self.t0), no raw value within 10 min of it")),
+            Self.calibration(GlucoseConcentration(milligramsPerDeciliter: 100), takenAt: Self.t0,
+                             .notUsed(reason: "taken at \(Self.t0), no raw value within 10 min of it")),
             Self.info("needs calibration: raw 200000, G4 battery 214"),
         ])
         #expect(!driver.calibration.isCalibrated)
@@ -171,8 +177,8 @@ import Wire
         if accepted {
             #expect(driver.calibration.points.count == 1, "\(actions)")
         } else {
-            #expect(actions == [.emit(.malformedValue(Self.serial, reason: "calibration \(GlucoseConcentration(milligramsPerDeciliter: mgdl)) "
-                + "refused: outside 40–400 mg/dL, the range calibration accepts"))])
+            #expect(actions == [Self.calibration(GlucoseConcentration(milligramsPerDeciliter: mgdl), takenAt: Self.t0,
+                                                 .notUsed(reason: "outside 40–400 mg/dL, the range calibration accepts"))])
             #expect(driver.calibration.points.isEmpty)
         }
     }
@@ -183,8 +189,9 @@ import Wire
         var driver = started()
         _ = driver.receive(.value(Self.serial, Self.data(raw: 100_000), origin: .notification), at: Self.t0)
         #expect(driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: 150), takenAt: Self.t0), at: Self.t0) == [
-            .emit(.malformedValue(Self.serial, reason: "calibration 150 mg/dL refused: intercept 50.0 mg/dL is above 39 (xDrip's highest sane "
-                + "intercept): raw 100000 against 150 mg/dL looks like no working sensor; still uncalibrated")),
+            Self.calibration(GlucoseConcentration(milligramsPerDeciliter: 150), takenAt: Self.t0,
+                             .notUsed(reason: "intercept 50.0 mg/dL is above 39 (xDrip's highest sane intercept): raw 100000 against 150 mg/dL "
+                                + "looks like no working sensor; still uncalibrated")),
         ])
         #expect(!driver.calibration.isCalibrated)
     }
@@ -245,8 +252,8 @@ import Wire
         _ = driver.receive(.calibration(GlucoseConcentration(milligramsPerDeciliter: 110), takenAt: Self.t0), at: Self.t0)
         let actions = driver.receive(.value(Self.serial, Array("110000 218 0 60".utf8), origin: .notification), at: Self.t0)
         #expect(actions == [
-            .emit(.info(TransmitterInfo(sensorState: "calibrated with 110 mg/dL at raw 110000: slope 1.0, intercept 0.0 mg/dL "
-                + "from 1 fingerstick(s) (one fingerstick, offset only)"))),
+            Self.calibration(GlucoseConcentration(milligramsPerDeciliter: 110), takenAt: Self.t0,
+                             .accepted(detail: "at raw 110000: slope 1.0, intercept 0.0 mg/dL from 1 fingerstick(s) (one fingerstick, offset only)")),
             Self.glucose(110, at: Self.t0),
             .emit(.info(TransmitterInfo(sensorState: "calibrated, raw 110000, G4 battery 218", sensorAge: .seconds(3600)))),
         ])
