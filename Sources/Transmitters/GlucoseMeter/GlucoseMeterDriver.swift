@@ -384,7 +384,8 @@ public struct GlucoseMeterDriver: TransmitterDriver {
                 lastSequenceNumber = UInt16(newest.count)
                 lastRecordRun = newest.run.isEmpty ? nil : newest.run
             }
-            return released + [.emit(.info(TransmitterInfo(sensorState: "\(recordsThisTransfer) new record(s)\(lastSequenceText)")))]
+            return released + [.emit(.info(TransmitterInfo(sensorState: "\(recordsThisTransfer) new record(s)\(lastSequenceText)"))),
+                               rest(at: now)]
         default:
             return released + [.emit(.operationFailed(.write(Self.racp), .other("RACP op \(request) refused: \(code)")))]
         }
@@ -400,13 +401,13 @@ public struct GlucoseMeterDriver: TransmitterDriver {
             phase = .idle
             recordsThisTransfer = 0
             guard let last = lastSequenceNumber else {
-                return [.emit(.info(TransmitterInfo(sensorState: "0 new record(s): the meter holds none")))]
+                return [.emit(.info(TransmitterInfo(sensorState: "0 new record(s): the meter holds none"))), rest(at: now)]
             }
             // Cleared or reset: what it numbers next has nothing to do with the record taken before.
             lastSequenceNumber = nil
             lastRecordRun = nil
             return [.emit(.info(TransmitterInfo(sensorState: "the meter holds no records any more (cleared or reset): record #\(last) forgotten, "
-                + "its next records will all be read")))]
+                + "its next records will all be read"))), rest(at: now)]
         case .operatorNotSupported, .invalidOperator:
             newestOnMeter = nil
             return request(nextRequest, at: now)
@@ -427,7 +428,7 @@ public struct GlucoseMeterDriver: TransmitterDriver {
             phase = .idle
             recordsThisTransfer = 0
             if lastRecordRun == nil && !newest.run.isEmpty { lastRecordRun = newest.run }
-            return [.emit(.info(TransmitterInfo(sensorState: "0 new record(s)\(lastSequenceText)")))]
+            return [.emit(.info(TransmitterInfo(sensorState: "0 new record(s)\(lastSequenceText)"))), rest(at: now)]
         }
         alreadyTaken = number < last ? (number + 1)...last : nil
         let why = number < last
@@ -436,6 +437,13 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         return [.emit(.info(TransmitterInfo(sensorState: "\(why): its numbers restarted (a reset or another meter) or wrapped; reading all its records")))]
             + request(.reportAllRecords, at: now)
     }
+
+    /// A meter has new records only when someone measures, and it wakes and advertises then. One
+    /// that stays connectable after its transfer is asked again after `restAfterTransfer`, not
+    /// every second (docs/reading-identity.md "Connection pacing").
+    static let restAfterTransfer: Duration = .seconds(30)
+
+    private func rest(at now: MonotonicInstant) -> DriverAction { .nextSession(notBefore: now + Self.restAfterTransfer) }
 
     private var lastSequenceText: String { lastSequenceNumber.map { ", last sequence number \($0)" } ?? "" }
 

@@ -41,6 +41,10 @@ import Wire
 
     /// The reading of record `sequence`: dated `epoch` (UTC) and stamped with the sequence
     /// number and the record's own date on the meter's clock (`run`; the base time by default).
+    /// A transfer that ended: the next session is not before the rest after it (a meter that
+    /// stays connectable is not asked every second).
+    static func rest(at t: MonotonicInstant) -> DriverAction { .nextSession(notBefore: t + GlucoseMeterDriver.restAfterTransfer) }
+
     static func meterReading(_ mgdl: Double, epoch: Int64, sequence: Int64 = 1, run: String = "2026-11-22T07:30:00",
                              context: MeterReadingContext? = nil) -> DriverAction {
         .emit(.reading(Reading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: mgdl), context: context),
@@ -149,7 +153,7 @@ import Wire
     /// The meter's newest record is the one taken before: nothing to ask for.
     @Test func nothingNewMeansNoRequest() {
         let (driver, actions) = checked(Self.record(7), state: ["last-sequence": "7", "last-record": "2026-11-22T07:30:00"])
-        #expect(actions == [.emit(.info(TransmitterInfo(sensorState: "0 new record(s), last sequence number 7")))])
+        #expect(actions == [.emit(.info(TransmitterInfo(sensorState: "0 new record(s), last sequence number 7"))), Self.rest(at: Self.t0)])
         #expect(driver.phase == .idle)
         #expect(driver.nextDeadline == nil)
     }
@@ -171,7 +175,7 @@ import Wire
         _ = driver.receive(value(Self.measurement, Self.record(2, time: newDay)), at: Self.t0)
         _ = driver.receive(value(Self.measurement, Self.record(3, time: newDay)), at: Self.t0)
         #expect(driver.receive(value(Self.racp, Self.success), at: Self.t0)
-                == [.emit(.info(TransmitterInfo(sensorState: "3 new record(s), last sequence number 3")))])
+                == [.emit(.info(TransmitterInfo(sensorState: "3 new record(s), last sequence number 3"))), Self.rest(at: Self.t0)])
         #expect(driver.persistentState == ["last-sequence": "3", "last-record": "2026-12-01T08:00:00"])
     }
 
@@ -230,6 +234,7 @@ import Wire
         #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 06")), at: Self.t0) == [
             .emit(.info(TransmitterInfo(sensorState: "the meter holds no records any more (cleared or reset): record #40 forgotten, "
                 + "its next records will all be read"))),
+            Self.rest(at: Self.t0),
         ])
         #expect(driver.lastSequenceNumber == nil)
         #expect(driver.persistentState == [:])
@@ -265,7 +270,7 @@ import Wire
         // Each record pushes the procedure deadline.
         #expect(driver.nextDeadline == t1 + .seconds(30))
         #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 01")), at: t1)
-                == [.emit(.info(TransmitterInfo(sensorState: "2 new record(s), last sequence number 2")))])
+                == [.emit(.info(TransmitterInfo(sensorState: "2 new record(s), last sequence number 2"))), Self.rest(at: t1)])
         #expect(driver.phase == .idle)
         #expect(driver.nextDeadline == nil)
     }
@@ -378,6 +383,7 @@ import Wire
         #expect(driver.receive(value(Self.racp, Self.success), at: Self.t0) == [
             Self.meterReading(123, epoch: Self.baseEpoch, sequence: 4),
             .emit(.info(TransmitterInfo(sensorState: "1 new record(s), last sequence number 4"))),
+            Self.rest(at: Self.t0),
         ])
     }
 
@@ -437,7 +443,7 @@ import Wire
     @Test func noRecordsFoundEndsTheTransferQuietly() {
         var driver = transferring(.init(lastSequenceNumber: 9))
         #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 06")), at: Self.t0)
-                == [.emit(.info(TransmitterInfo(sensorState: "0 new record(s), last sequence number 9")))])
+                == [.emit(.info(TransmitterInfo(sensorState: "0 new record(s), last sequence number 9"))), Self.rest(at: Self.t0)])
         #expect(driver.phase == .idle)
     }
 
