@@ -22,6 +22,15 @@ extension DexcomDriverTests {
 
     static let stick = GlucoseConcentration(milligramsPerDeciliter: 112)
 
+    /// A bonded session up to the glucose reply; its actions from that reply on (the
+    /// calibration step comes next when a fingerstick waits).
+    static func sessionToGlucose(_ h: inout Harness, currentTime: UInt32, mgdl: UInt16, at time: UInt32) -> [DriverAction] {
+        _ = h.authenticate(bonded: true)
+        h.encryptAndSubscribe()
+        _ = h.indicate(Dexcom.TransmitterTimeRx(currentTime: currentTime, sessionStartTime: 4_000).bytes)
+        return h.indicate(glucose(mgdl, at: time).bytes)
+    }
+
     @Test func withCalibrationOffAFingerstickIsReportedNotUsed() {
         var h = Harness(hours: 0)
         let actions = h.send(.calibration(Self.stick, takenAt: h.now))
@@ -35,10 +44,7 @@ extension DexcomDriverTests {
         let takenAt = h.now
         #expect(h.send(.calibration(Self.stick, takenAt: takenAt)).isEmpty)
         h.advance(.seconds(120))
-        _ = h.authenticate(bonded: true)
-        h.encryptAndSubscribe()
-        _ = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
-        let afterGlucose = h.indicate(Self.glucose(120, at: 9_990).bytes)
+        let afterGlucose = Self.sessionToGlucose(&h, currentTime: 10_000, mgdl: 120, at: 9_990)
         // Taken 120 s before the time reply said 10000: dex time 9880.
         #expect(afterGlucose.last == .write(Self.control, Dexcom.CalibrateGlucoseTx(glucoseMilligramsPerDeciliter: 112, time: 9_880).bytes, withResponse: true))
         let answered = h.indicate(Dexcom.CalibrateGlucoseRx(result: .init(rawValue: 0x00)).bytes)
@@ -50,10 +56,7 @@ extension DexcomDriverTests {
     @Test func aRefusedCalibrationIsReportedWithTheTransmittersWords() throws {
         var h = try Self.calibrating()
         _ = h.send(.calibration(Self.stick, takenAt: h.now))
-        _ = h.authenticate(bonded: true)
-        h.encryptAndSubscribe()
-        _ = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
-        _ = h.indicate(Self.glucose(120, at: 9_990).bytes)
+        _ = Self.sessionToGlucose(&h, currentTime: 10_000, mgdl: 120, at: 9_990)
         let answered = h.indicate(Dexcom.CalibrateGlucoseRx(result: .init(rawValue: 0x08)).bytes)
         #expect(Self.reports(answered).map(\.outcome) == [.notUsed(reason: "the transmitter answered rejected")])
     }
@@ -62,10 +65,7 @@ extension DexcomDriverTests {
     @Test func anUnansweredCalibrationIsSentAgainNextSession() throws {
         var h = try Self.calibrating()
         _ = h.send(.calibration(Self.stick, takenAt: h.now))
-        _ = h.authenticate(bonded: true)
-        h.encryptAndSubscribe()
-        _ = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
-        _ = h.indicate(Self.glucose(120, at: 9_990).bytes)
+        _ = Self.sessionToGlucose(&h, currentTime: 10_000, mgdl: 120, at: 9_990)
         let silence = h.expire()
         #expect(silence == [.emit(.operationFailed(.write(Self.control), .other("no answer to CalibrateGlucoseTx (0x34) within 10 s; sent again next session"))),
                             .write(Self.control, Dexcom.ControlRequest.sensor.bytes, withResponse: true)])
@@ -73,10 +73,7 @@ extension DexcomDriverTests {
         _ = h.answerTheRest(firstSession: true)
         _ = h.send(.disconnected(reason: "remote"))
         h.advance(.seconds(300))
-        _ = h.authenticate(bonded: true)
-        h.encryptAndSubscribe()
-        _ = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_310, sessionStartTime: 4_000).bytes)
-        let again = h.indicate(Self.glucose(121, at: 10_290).bytes)
+        let again = Self.sessionToGlucose(&h, currentTime: 10_310, mgdl: 121, at: 10_290)
         guard case let .write(_, bytes, _)? = again.last else {
             Issue.record("no calibration in \(again)")
             return
@@ -100,10 +97,7 @@ extension DexcomDriverTests {
         #expect(Self.reports(replaced) == [CalibrationReport(reference: Self.stick, takenAt: first,
                                                               outcome: .notUsed(reason: "a newer fingerstick replaced it before it was sent"))])
         h.advance(.seconds(20 * 60))
-        _ = h.authenticate(bonded: true)
-        h.encryptAndSubscribe()
-        _ = h.indicate(Dexcom.TransmitterTimeRx(currentTime: 10_000, sessionStartTime: 4_000).bytes)
-        let actions = h.indicate(Self.glucose(120, at: 9_990).bytes)
+        let actions = Self.sessionToGlucose(&h, currentTime: 10_000, mgdl: 120, at: 9_990)
         #expect(Self.reports(actions).map(\.outcome) == [.notUsed(reason: "taken 19 min before the transmitter could be reached; a calibration must be recent")])
         #expect(actions.last == .write(Self.control, Dexcom.ControlRequest.sensor.bytes, withResponse: true))
     }
