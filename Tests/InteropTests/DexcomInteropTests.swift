@@ -219,15 +219,18 @@ extension Interop {
         /// the ±1/±2/±3 mg/dL/min arrow buckets Nightscout and xDrip use.
         static func nightscoutDirection(trendTenths: Int) -> String {
             if trendTenths == 127 || trendTenths == -128 { return "NOT COMPUTABLE" }
+            // xDrip+'s BgReading.slopeName, written out here from the source (mg/dL per minute,
+            // every band closed at its upper edge), not taken from Vigil's table.
             let rate = Double(trendTenths) / 10
             switch rate {
-            case ...(-3): return "DoubleDown"
+            case ...(-3.5): return "DoubleDown"
             case ...(-2): return "SingleDown"
             case ...(-1): return "FortyFiveDown"
-            case ..<1: return "Flat"
-            case ..<2: return "FortyFiveUp"
-            case ..<3: return "SingleUp"
-            default: return "DoubleUp"
+            case ...1: return "Flat"
+            case ...2: return "FortyFiveUp"
+            case ...3.5: return "SingleUp"
+            case ...40: return "DoubleUp"
+            default: return "NONE"
             }
         }
 
