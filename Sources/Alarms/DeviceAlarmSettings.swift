@@ -15,7 +15,7 @@ public struct DeviceAlarmSettings: Hashable, Sendable {
     public var batteryLowBelow: Percent?
     /// Battery voltage below this raises "battery low", for transmitters that report volts,
     /// not a percentage (Dexcom G5/G6: xDrip warns below voltage A 3.00 V, Ob1G5StateMachine
-    /// `LOW_BATTERY_WARNING_LEVEL` = 300; protocols.md §1.5 "Battery").
+    /// `LOW_BATTERY_WARNING_LEVEL` = 300; docs/protocols/dexcom-g5-g6.md §Control messages).
     public var batteryLowBelowMillivolts: Int?
     public var heartRate: HeartRateLimits?
     public var temperature: TemperatureLimits?

@@ -10,7 +10,8 @@ import CPlatform
 ///
 /// Linux net/bluetooth/hci_sock.c `hci_sock_bind` with `HCI_CHANNEL_USER`: needs CAP_NET_ADMIN,
 /// refuses a controller that is up (EBUSY) or already held by another user channel (EUSERS).
-/// Each read and write is one whole H4 packet (type byte first). See protocols.md section 8.9.
+/// Each read and write is one whole H4 packet (type byte first). See docs/protocols/hci.md §Linux
+/// HCI user channel.
 public enum HCIUserChannel {
     /// The largest H4 packet the kernel hands over: type byte + ACL header (4) + up to 65535
     /// bytes of data. Pass at least this as `maxCount` so a packet is never cut short.

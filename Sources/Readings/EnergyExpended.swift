@@ -4,7 +4,8 @@
 /// its flag text saying "kilo Joules" while the field's unit is joule. A u16 of joules would wrap
 /// after 65 kJ (about 16 kcal, minutes of exercise), which makes no sense for a cumulative
 /// counter; kilojoules (65,535 kJ, days of activity) is the reading parsers in the field use
-/// (protocols.md §5.1, appendix item 12; unconfirmed against the HRS specification text).
+/// (docs/protocols/sig-heart-rate.md §Heart Rate Measurement; docs/protocols/sources-disagree.md
+/// §SIG profiles; unconfirmed against the HRS specification text).
 public struct EnergyExpended: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var kilojoules: UInt16
 

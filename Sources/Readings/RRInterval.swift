@@ -1,5 +1,6 @@
 /// The time between two successive R waves of the heartbeat, in the Heart Rate Measurement's
-/// resolution of 1/1024 second (gatt-xml heart_rate_measurement.xml, protocols.md §5.1).
+/// resolution of 1/1024 second (gatt-xml heart_rate_measurement.xml,
+/// docs/protocols/sig-heart-rate.md §Heart Rate Measurement).
 ///
 /// Stored as the raw tick count so that a value read, stored and exported round-trips exactly;
 /// seconds and milliseconds are views.

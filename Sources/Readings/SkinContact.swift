@@ -1,5 +1,6 @@
 /// Whether a body-worn sensor reports touching the skin: the Heart Rate Measurement's Sensor
-/// Contact Status bits 1–2 (gatt-xml heart_rate_measurement.xml, protocols.md §5.1).
+/// Contact Status bits 1–2 (gatt-xml heart_rate_measurement.xml, docs/protocols/sig-heart-rate.md
+/// §Heart Rate Measurement).
 ///
 /// A heart rate with `.notDetected` is usually a strap lying on the bedside table, so alarms
 /// should treat it as "no data", not as a real rate.

@@ -7,7 +7,7 @@ public enum SimulatedDevices {
     /// every second, Body Sensor Location 0x2A38 = chest, Control Point 0x2A39), Battery Service
     /// 0x180F (0x2A19 read+notify, draining 1 % every 10 minutes of virtual time) and Device
     /// Information 0x180A, advertising "Vigil Sim HRM" with 0x180D and 0x180F.
-    /// Layouts per shared/reference/protocols.md §5.1–5.4 (GATT XML definitions).
+    /// Layouts per docs/protocols/sig-heart-rate.md and sig-common.md (GATT XML definitions).
     ///
     /// With `requiresEncryption`, subscribing to heart rate needs an encrypted link (the CCCD
     /// write answers Insufficient Authentication/Encryption until then).

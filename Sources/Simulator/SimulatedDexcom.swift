@@ -4,7 +4,8 @@ import Synchronization
 import Transmitters
 import Wire
 
-/// The transmitter side of a Dexcom G5/G6 (protocols.md §1), for `vigil demo` and app tests.
+/// The transmitter side of a Dexcom G5/G6 (docs/protocols/dexcom-g5-g6.md), for `vigil demo` and
+/// app tests.
 ///
 /// `makePeripheral()` builds the `SimulatedPeripheral`: advertised 0xFEBC as "Dexcom" + the
 /// ID's last two characters, the CGM service with Authentication (answered synchronously by a

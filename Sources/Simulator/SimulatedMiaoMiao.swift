@@ -4,10 +4,10 @@ import Synchronization
 import Transmitters
 import Wire
 
-/// A simulated MiaoMiao Libre 1 bridge: Nordic UART Service (protocols.md §2.1), advertising
-/// the name "miaomiao-sim", serving a real Libre 1 FRAM (xDrip's NFCReaderXTest `data_libre1`,
-/// the same dump the Libre tests use) wrapped in a 363-byte MiaoMiao data packet, in 20-byte
-/// notifications (the payload of the default ATT_MTU of 23).
+/// A simulated MiaoMiao Libre 1 bridge: Nordic UART Service (docs/protocols/miaomiao-bubble.md
+/// §MiaoMiao), advertising the name "miaomiao-sim", serving a real Libre 1 FRAM (xDrip's
+/// NFCReaderXTest `data_libre1`, the same dump the Libre tests use) wrapped in a 363-byte MiaoMiao
+/// data packet, in 20-byte notifications (the payload of the default ATT_MTU of 23).
 ///
 /// The packet header is synthetic (no real MiaoMiao capture was available): sensor UID
 /// `2C5E8B0000A407E0`, battery 87 %, firmware `0039`, hardware `0001`, minute counter 0x1381.

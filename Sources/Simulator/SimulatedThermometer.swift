@@ -3,7 +3,7 @@ import Clocks
 import Transmitters
 
 /// A simulated insulin-fridge thermometer for `vigil demo` and tests: a non-connectable BTHome v2
-/// broadcaster (protocols.md §7.1) that never takes a connection, like the real ones.
+/// broadcaster (docs/protocols/bthome.md) that never takes a connection, like the real ones.
 ///
 /// It advertises once per `advertisingInterval`, and takes a new measurement every
 /// `advertisementsPerMeasurement` advertisements: real BTHome devices repeat each packet to

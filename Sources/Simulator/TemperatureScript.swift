@@ -43,8 +43,9 @@ public struct TemperatureScript: Sendable, Equatable {
 }
 
 extension SimulatedThermometer {
-    /// A BTHome v2 fridge thermometer (protocols.md §7.1) whose temperature follows `script`;
-    /// otherwise as `bthome(address:name:key:advertisingInterval:advertisementsPerMeasurement:rssi:)`:
+    /// A BTHome v2 fridge thermometer (docs/protocols/bthome.md) whose temperature follows
+    /// `script`; otherwise as
+    /// `bthome(address:name:key:advertisingInterval:advertisementsPerMeasurement:rssi:)`:
     /// unencrypted, a new measurement every `advertisementsPerMeasurement` advertisements, each
     /// repeated until the next, packet id = measurement number modulo 256.
     public static func bthome(script: TemperatureScript, address: DeviceAddress = defaultAddress, name: String = "Fridge",

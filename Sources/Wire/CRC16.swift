@@ -2,7 +2,7 @@
 public enum CRC16 {
     /// CRC-16/XMODEM: poly 0x1021, init 0, not reflected, no final XOR.
     /// Dexcom G5/G6 control messages and backfill buffers (CGMBLEKit NSData+CRC.swift,
-    /// xDrip FastCRC16.java; see shared reference protocols.md §1.3).
+    /// xDrip FastCRC16.java; docs/protocols/dexcom-g5-g6.md §Framing and CRC).
     public static func xmodem<C: Collection>(_ bytes: C) -> UInt16 where C.Element == UInt8 {
         var crc: UInt16 = 0
         for byte in bytes {

@@ -3,17 +3,18 @@ import Wire
 @testable import Bluetooth
 
 /// AD structures `length · type · data` (Core v5.4 Vol 3 Part C §11; types from the Core
-/// Specification Supplement Part A, BlueZ src/eir.h; protocols.md §8.5). Payloads are
-/// hand-built from those layouts unless a comment names another source.
+/// Specification Supplement Part A, BlueZ src/eir.h; docs/protocols/advertising-data.md). Payloads
+/// are hand-built from those layouts unless a comment names another source.
 struct AdvertisingDataTests {
     typealias T = AdvertisingData.ADType
 
     /// Flags (LE General Discoverable | BR/EDR not supported), the Dexcom service `0xFEBC` and
-    /// the name "DexcomAB" (protocols.md §1.1: "Dexcom" + the last two transmitter ID characters).
+    /// the name "DexcomAB" (docs/protocols/dexcom-g5-g6.md §Discovery and identity: "Dexcom" + the
+    /// last two transmitter ID characters).
     static let dexcom = [UInt8](hex: "02 01 06  03 03 BC FE  09 09 44 65 78 63 6F 6D 41 42")
 
-    /// RuuviTag format 5 in manufacturer data, company 0x0499 (protocols.md §7.2 test vector),
-    /// behind flags: exactly the 31 bytes of a legacy payload.
+    /// RuuviTag format 5 in manufacturer data, company 0x0499 (docs/protocols/ruuvi.md test
+    /// vector), behind flags: exactly the 31 bytes of a legacy payload.
     static let ruuviPayload = [UInt8](hex: "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F")
     static let ruuvi = [UInt8](hex: "02 01 06  1B FF 99 04") + ruuviPayload
 
@@ -114,7 +115,8 @@ struct AdvertisingDataTests {
             03 16 0F 18
             """))
         #expect(ad.serviceData.count == 4)
-        // BTHome v2 (protocols.md §7.1): UUID 0xFCD2, then the device-info byte 0x40 and objects.
+        // BTHome v2 (docs/protocols/bthome.md): UUID 0xFCD2, then the device-info byte 0x40 and
+        // objects.
         #expect(ad.serviceData(for: BluetoothUUID(0xFCD2)) == [0x40, 0x02, 0xC4])
         #expect(ad.serviceData(for: BluetoothUUID(uuid32: 0x1234_5678)) == [0xAA, 0xBB])
         #expect(ad.serviceData(for: dexcom) == [0xCC, 0xDD])

@@ -3,7 +3,8 @@ import Wire
 @testable import Bluetooth
 
 /// UUIDs within the Bluetooth Base UUID `00000000-0000-1000-8000-00805F9B34FB`
-/// (Core v5.4 Vol 3 Part B §2.5.1) and the Dexcom CGM service (protocols.md §1.2).
+/// (Core v5.4 Vol 3 Part B §2.5.1) and the Dexcom CGM service (docs/protocols/dexcom-g5-g6.md §GATT
+/// layout).
 struct BluetoothUUIDTests {
     static let dexcomText = "F8083532-849E-531C-C594-30F1F86A4EA5"
     /// The Dexcom UUID reversed, as it appears in a 128-bit AD list or an ATT PDU.

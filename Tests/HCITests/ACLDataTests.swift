@@ -2,8 +2,8 @@ import Testing
 import Wire
 @testable import HCI
 
-/// ACL data packets (Core v5.4 Vol 4 Part E §5.4.2; protocols.md §8.2). The payload is an
-/// L2CAP basic frame (length 3, CID 0x0004) carrying ATT Read Request `0A 03 00`.
+/// ACL data packets (Core v5.4 Vol 4 Part E §5.4.2; docs/protocols/hci.md §Packet headers). The
+/// payload is an L2CAP basic frame (length 3, CID 0x0004) carrying ATT Read Request `0A 03 00`.
 struct ACLDataTests {
     static let payload = [UInt8](hex: "03 00 04 00 0A 03 00")
 

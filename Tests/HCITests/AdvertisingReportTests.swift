@@ -4,14 +4,15 @@ import Wire
 @testable import HCI
 
 /// LE Advertising Report (§7.7.65.2) and LE Extended Advertising Report (§7.7.65.13).
-/// Legacy vectors follow protocols.md §8.4; the extended ones are built byte by byte from
-/// the §7.7.65.13 field list: Event_Type u16 · Address_Type · Address[6] · Primary_PHY ·
-/// Secondary_PHY · Advertising_SID · TX_Power i8 · RSSI i8 · Periodic_Advertising_Interval u16
-/// · Direct_Address_Type · Direct_Address[6] · Data_Length · Data (24 bytes + data).
+/// Legacy vectors follow docs/protocols/hci.md §Events; the extended ones are built byte by byte
+/// from the §7.7.65.13 field list: Event_Type u16 · Address_Type · Address[6] · Primary_PHY ·
+/// Secondary_PHY · Advertising_SID · TX_Power i8 · RSSI i8 · Periodic_Advertising_Interval u16 ·
+/// Direct_Address_Type · Direct_Address[6] · Data_Length · Data (24 bytes + data).
 struct AdvertisingReportTests {
     static let peer = Address(value: 0xC011_2233_4455)
     static let peerWire = "55 44 33 22 11 C0"
-    /// Flags, the Dexcom service 0xFEBC and the name "DexcomAB" (protocols.md §1.1): 17 bytes.
+    /// Flags, the Dexcom service 0xFEBC and the name "DexcomAB" (docs/protocols/dexcom-g5-g6.md
+    /// §Discovery and identity): 17 bytes.
     static let dexcomAD = "02 01 06 03 03 BC FE 09 09 44 65 78 63 6F 6D 41 42"
 
     static func extendedReport(eventType: UInt16, addressType: UInt8 = 0x01, address: String = peerWire, rssi: UInt8 = 0xC5, data: String) -> String {

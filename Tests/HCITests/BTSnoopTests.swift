@@ -3,8 +3,9 @@ import Clocks
 import Wire
 @testable import HCI
 
-/// btsnoop files (BlueZ src/shared/btsnoop.c; protocols.md §8.10): a 16-byte big-endian
-/// header, then records with a 24-byte big-endian header. Vectors are built from that layout.
+/// btsnoop files (BlueZ src/shared/btsnoop.c; docs/protocols/btsnoop-h4.md §btsnoop): a 16-byte
+/// big-endian header, then records with a 24-byte big-endian header. Vectors are built from that
+/// layout.
 struct BTSnoopTests {
     static let reset = [UInt8](hex: "01 03 0C 00")
     static let resetComplete = [UInt8](hex: "04 0E 04 01 03 0C 00")

@@ -4,8 +4,8 @@ import Wire
 @testable import HCI
 
 /// Link control, controller & baseband and informational commands (Core v5.4 Vol 4 Part E
-/// §7.1, §7.3, §7.4). Vectors are built from the parameter tables in protocols.md §8.3
-/// (BlueZ hci.h structs); `03 0C 00` is the Reset every HCI trace starts with.
+/// §7.1, §7.3, §7.4). Vectors are built from the parameter tables in docs/protocols/hci.md
+/// §Commands (BlueZ hci.h structs); `03 0C 00` is the Reset every HCI trace starts with.
 struct ControllerCommandsTests {
     static let address = Address(value: 0xC011_2233_4455)
 
@@ -33,7 +33,7 @@ struct ControllerCommandsTests {
     @Test func setEventMask() {
         #expect(HCI.SetEventMask.vigilDefault == 0x2000_8000_0000_8890)
         expectCommand(HCI.SetEventMask(), "01 0C 08 90 88 00 00 00 80 00 20")
-        // The "spec default plus LE Meta" value quoted in protocols.md §8.3.
+        // The "spec default plus LE Meta" value quoted in docs/protocols/hci.md §Commands.
         expectCommand(HCI.SetEventMask(mask: 0x2000_1FFF_FFFF_FFFF), "01 0C 08 FF FF FF FF FF 1F 00 20")
     }
 

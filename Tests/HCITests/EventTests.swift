@@ -3,7 +3,7 @@ import Bluetooth
 import Wire
 @testable import HCI
 
-/// HCI events (Core v5.4 Vol 4 Part E §7.7; layouts in protocols.md §8.4). Vectors are
+/// HCI events (Core v5.4 Vol 4 Part E §7.7; layouts in docs/protocols/hci.md §Events). Vectors are
 /// built by hand from those tables; the Reset Command Complete `0E 04 01 03 0C 00` is what
 /// every controller answers to `03 0C 00`.
 struct EventTests {
@@ -74,7 +74,8 @@ struct EventTests {
         #expect(try HCI.Event(bytes: [UInt8](hex: "13 05 01 40 00 01 00")) == .numberOfCompletedPackets([.init(handle: 0x0040, count: 1)]))
     }
 
-    /// Handle and count interleaved per handle (BlueZ monitor/packet.c, protocols.md §8.4).
+    /// Handle and count interleaved per handle (BlueZ monitor/packet.c, docs/protocols/hci.md
+    /// §Events).
     @Test func numberOfCompletedPacketsForSeveralHandles() throws {
         let event = try HCI.Event(bytes: [UInt8](hex: "13 0D 03 40 00 01 00 41 00 03 00 42 20 00 01"))
         #expect(event == .numberOfCompletedPackets([

@@ -15,7 +15,8 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-/// H4 framing (Core v5.4 Vol 4 Part A §2; indicators and headers in protocols.md §8.1–8.2).
+/// H4 framing (Core v5.4 Vol 4 Part A §2; indicators and headers in docs/protocols/btsnoop-h4.md
+/// §H4; docs/protocols/hci.md §Packet headers).
 struct H4FramerTests {
     /// One packet of every kind, including empty payloads, a 2-byte ACL length and an ISO
     /// length whose top two bits (flags) must be masked off.

@@ -3,7 +3,8 @@ import Wire
 @testable import HCI
 
 /// The H4 indicator and opcode packing (Core v5.4 Vol 4 Part A §2, Part E §5.4.1;
-/// protocols.md §8.1–8.3, BlueZ `cmd_opcode_pack`).
+/// docs/protocols/btsnoop-h4.md §H4; docs/protocols/hci.md §Packet headers, §Commands, BlueZ
+/// `cmd_opcode_pack`).
 struct HCITests {
     @Test func packetIndicators() {
         #expect(HCI.PacketType.allCases.map(\.rawValue) == [0x01, 0x02, 0x03, 0x04, 0x05])

@@ -4,7 +4,7 @@ import Wire
 @testable import HCI
 
 /// LE controller commands (Core v5.4 Vol 4 Part E §7.8). Vectors are built by hand from the
-/// parameter tables in protocols.md §8.3 (BlueZ hci.h structs and sizes).
+/// parameter tables in docs/protocols/hci.md §Commands (BlueZ hci.h structs and sizes).
 struct LECommandsTests {
     static let peer = Address(value: 0xC011_2233_4455)
     static let ltk: [UInt8] = Array(0x00...0x0F)

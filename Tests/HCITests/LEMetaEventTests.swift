@@ -10,7 +10,7 @@ func leMetaEvent(_ hex: String) -> [UInt8] {
 }
 
 /// LE Meta subevents other than advertising reports (Core v5.4 Vol 4 Part E §7.7.65;
-/// layouts in protocols.md §8.4). Vectors hand-built from those tables.
+/// layouts in docs/protocols/hci.md §Events). Vectors hand-built from those tables.
 struct LEMetaEventTests {
     static let peer = Address(value: 0xC011_2233_4455)
 

@@ -2,7 +2,8 @@ import Testing
 @testable import Readings
 
 @Suite struct RRIntervalTests {
-    // 1 tick = 1/1024 s (gatt-xml heart_rate_measurement.xml, protocols.md §5.1).
+    // 1 tick = 1/1024 s (gatt-xml heart_rate_measurement.xml, docs/protocols/sig-heart-rate.md
+    // §Heart Rate Measurement).
     @Test(arguments: [
         (ticks: UInt16(1024), seconds: 1.0, milliseconds: 1000.0),
         (ticks: 512, seconds: 0.5, milliseconds: 500.0),

@@ -9,7 +9,7 @@ sees "connectable" reports: Vigil must not rely on the connectable bit to find b
 seconds it takes a new "measurement" and replaces its advertising data.
 
 Service data for UUID 0xFCD2 (AD type 0x16), written here from the BTHome v2 format as
-shared/reference/protocols.md 7.1 describes it, not with a BTHome library:
+docs/protocols/bthome.md describes it, not with a BTHome library:
 - byte 0, device information: 0x40 (v2, plain) or 0x41 (v2, encrypted, with --key);
 - objects in ascending ID order: 0x00 packet id (u8), 0x01 battery % (u8), 0x02 temperature
   (s16, 0.01 degC), 0x03 humidity (u16, 0.01 %);

@@ -5,8 +5,9 @@ For each scenario a fresh `miaomiao.py` is started; over `tcp-client:127.0.0.1:P
 would, the checker scans for the name, connects, discovers the Nordic UART Service, subscribes,
 writes commands and reassembles what comes back. The packet is checked byte for byte against
 the rig's `{"sent":"packet"}` log, and decoded here independently of Vigil's Swift code: the
-MiaoMiao header (protocols.md 2.1) and the Libre FRAM's three block CRCs (CRC-16/MCRF4XX,
-bit-reversed, protocols.md 3), state, indices and age.
+MiaoMiao header (docs/protocols/miaomiao-bubble.md §MiaoMiao) and the Libre FRAM's three
+block CRCs (CRC-16/MCRF4XX, bit-reversed, docs/protocols/libre-fram.md §Block CRC), state,
+indices and age.
 
 Scenarios: normal read (and D1 05 -> D1 01), a packet with patchInfo, a packet that stops
 half-way then a full one after F0 again, a corrupt first FRAM then a good one, new sensor

@@ -4,7 +4,7 @@
 One process: a Bumble LocalLink with controller EXT (H4 over TCP, what Vigil connects to with
 `--hci tcp:127.0.0.1:PORT`) and a peripheral that advertises 0xFEBC as "Dexcom" + the last two
 characters of `--id` and serves the CGM service F8083532-849E-531C-C594-30F1F86A4EA5
-(shared/reference/protocols.md section 1):
+(docs/protocols/dexcom-g5-g6.md):
 
 - Authentication F8083535 (read/write/indicate): AuthRequestTx 0x01 -> AuthChallengeRx 0x03
   with hash(token) and a random challenge; AuthChallengeTx 0x04 -> AuthStatusRx 0x05
@@ -68,7 +68,10 @@ DROP_STEPS = ("after-connect", "after-auth-request", "after-challenge", "after-b
 
 
 def crc16_xmodem(data: bytes) -> int:
-    """CRC-16/XMODEM: poly 0x1021, init 0, not reflected, no final XOR (protocols.md 1.3)."""
+    """CRC-16/XMODEM: poly 0x1021, init 0, not reflected, no final XOR.
+
+    docs/protocols/dexcom-g5-g6.md §Framing and CRC.
+    """
     crc = 0
     for byte in data:
         crc ^= byte << 8
@@ -183,7 +186,10 @@ class Transmitter:
                                    "characteristic": label, "notify": notify, "indicate": indicate}))
 
     def protected_cccd(self, characteristic: gatt.Characteristic) -> gatt.Descriptor:
-        """Control answers only a bonded, encrypted central (protocols.md 1.4 'When SMP is needed')."""
+        """Control answers only a bonded, encrypted central.
+
+        docs/protocols/dexcom-g5-g6.md §Authentication, "When pairing is needed".
+        """
         server = self.device.gatt_server
 
         def write(bearer, value: bytes) -> None:
@@ -311,7 +317,8 @@ class Transmitter:
 
     async def send_backfill(self, connection: Connection, start: int, end: int) -> None:
         records = []
-        payload = bytearray(b"\x00\x00\x00\x00")  # 4-byte header (meaning unknown; protocols.md 1.7)
+        # A 4-byte header whose meaning is unknown (docs/protocols/dexcom-g5-g6.md §Backfill).
+        payload = bytearray(b"\x00\x00\x00\x00")
         for t in self.reading_times(start, end):
             mgdl, trend = self.glucose_at(t)
             records.append([t, mgdl, 6, trend])

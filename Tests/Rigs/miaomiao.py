@@ -3,13 +3,13 @@
 
 One process: a Bumble LocalLink with controller EXT (H4 over TCP, what Vigil connects to with
 `--hci tcp:127.0.0.1:PORT`) and a peripheral that advertises the name `miaomiao...` and serves
-the Nordic UART Service (shared/reference/protocols.md section 2.1):
+the Nordic UART Service (docs/protocols/miaomiao-bubble.md §MiaoMiao):
 
 - 6E400001-B5A3-F393-E0A9-E50E24DCCA9E service;
 - 6E400003-... notify: everything the bridge says;
 - 6E400002-... write / write without response: commands from the central.
 
-Behaviour (written from protocols.md 2.1, not from any app's code):
+Behaviour (written from docs/protocols/miaomiao-bubble.md §MiaoMiao, not from any app's code):
 - `F0` (start reading): the data packet at once, then every --interval-s seconds while
   subscribed. The packet is 0x28, total length big-endian, minute counter, sensor UID,
   battery %, firmware, hardware, the 344-byte FRAM, end marker 0x29 (and 6 patchInfo bytes with

@@ -4,7 +4,7 @@ import Wire
 @testable import SMP
 
 /// Sample data from Core v5.4 Vol 3 Part H §2.2.3/§2.2.4 (c1, s1) and Appendix D (f4, f5, f6,
-/// g2), as listed in shared/reference/protocols.md §8.8 and recomputed there; g2 and the
+/// g2), as listed in docs/protocols/smp.md (recomputed independently); g2 and the
 /// RFC 4493 vectors were also recomputed here with Python `cryptography` 48.
 /// All spec values are MSB-first; `spec(_:)` turns them into the wire order the API takes.
 struct CryptoTests {

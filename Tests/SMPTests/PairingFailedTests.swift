@@ -3,7 +3,7 @@ import Wire
 @testable import SMP
 
 /// Pairing Failed reasons, Core v5.4 Vol 3 Part H §3.5.5 Table 3.7 (values also in BlueZ
-/// monitor/l2cap.c, protocols.md §8.8).
+/// monitor/l2cap.c, docs/protocols/smp.md).
 struct PairingFailedTests {
     static let table: [(SMP.PairingFailed.Reason, UInt8)] = [
         (.passkeyEntryFailed, 0x01), (.oobNotAvailable, 0x02), (.authenticationRequirements, 0x03),

@@ -3,7 +3,7 @@ import Wire
 @testable import SMP
 
 struct PairingParametersTests {
-    /// The Just Works bonding request of protocols.md §8.8 (constructed from the field
+    /// The Just Works bonding request of docs/protocols/smp.md (constructed from the field
     /// definitions of Core v5.4 Vol 3 Part H §3.5.1, not from a capture).
     @Test func decodesTheTypicalJustWorksBondingRequest() throws {
         let request = try SMP.PairingRequest(decoding: [UInt8](hex: "01 03 00 01 10 00 01"))

@@ -6,9 +6,9 @@ import Testing
 @Suite struct SimulatedDevicesTests {
     static func second(_ s: Int64) -> MonotonicInstant { MonotonicInstant(nanoseconds: s * 1_000_000_000) }
 
-    /// The measurement cycles through the four flag layouts of HRS 0x2A37 (protocols.md §5.1).
-    /// Expected values worked by hand from the formula: BPM 60 + triangle/2 + (13 s mod 3),
-    /// RR = 61440 / BPM in 1/1024 s.
+    /// The measurement cycles through the four flag layouts of HRS 0x2A37
+    /// (docs/protocols/sig-heart-rate.md §Heart Rate Measurement). Expected values worked by hand
+    /// from the formula: BPM 60 + triangle/2 + (13 s mod 3), RR = 61440 / BPM in 1/1024 s.
     @Test(arguments: [
         (0, [0x06, 60]),                                          // u8, contact detected
         (1, [0x16, 61, 0xEF, 0x03]),                                                // + one RR (1007)

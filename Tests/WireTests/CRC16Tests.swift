@@ -2,7 +2,7 @@ import Testing
 @testable import Wire
 
 /// CRC-16 check values from the CRC catalogue (the CRC of ASCII "123456789") and the Dexcom
-/// vectors of shared/reference/protocols.md §1.3, recomputed there [verified].
+/// vectors of docs/protocols/dexcom-g5-g6.md §Framing and CRC, recomputed independently [verified].
 struct CRC16Tests {
     static let check = Array("123456789".utf8)
 
@@ -20,7 +20,8 @@ struct CRC16Tests {
     }
 
     /// Dexcom G5/G6 3-byte requests: opcode, then XMODEM over the opcode, little-endian
-    /// (protocols.md §1.3 table; `4E 0A A9` also appears literally in xDrip Config.java).
+    /// (docs/protocols/dexcom-g5-g6.md §Framing and CRC table; `4E 0A A9` also appears literally in
+    /// xDrip Config.java).
     @Test(arguments: [
         "24 E6 64", "30 53 36", "4E 0A A9", "2E AC C5", "22 20 04",
         "32 11 16", "20 62 24", "4A 8E E9", "42 86 68",

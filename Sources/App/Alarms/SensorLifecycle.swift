@@ -6,11 +6,11 @@ import Transmitters
 /// vocabularies do not overlap, so one mapping serves every driver; words it does not know
 /// (calibration notes, record counts, noise warnings) are not lifecycle and map to nil.
 ///
-/// - Dexcom (`Dexcom.CalibrationState.description`, protocols.md §1.6; "no sensor session"
-///   when TransmitterTimeRx has no session start): "warmup"; "ok" and "needs calibration"
-///   (with or without the 0x0E outlier note) give glucose; "needs first/second initial
-///   calibration" wait for a fingerstick (G5); "stopped", "session ended", "sensor failed
-///   (0x..)", "transmitter problem" and "no sensor session" give no glucose again.
+/// - Dexcom (`Dexcom.CalibrationState.description`, docs/protocols/dexcom-g5-g6.md §Calibration
+/// state and trend; "no sensor session" when TransmitterTimeRx has no session start): "warmup";
+/// "ok" and "needs calibration" (with or without the 0x0E outlier note) give glucose; "needs
+/// first/second initial calibration" wait for a fingerstick (G5); "stopped", "session ended",
+/// "sensor failed (0x..)", "transmitter problem" and "no sensor session" give no glucose again.
 /// - Libre through MiaoMiao or Bubble (`LibreSensorState.description`): "warming up";
 ///   "ready"; "not yet started", "expired" (its 12-hour grace repeats a stale value),
 ///   "shut down", "failed".

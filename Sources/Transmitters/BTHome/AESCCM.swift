@@ -3,7 +3,7 @@ import _CryptoExtras
 
 /// AES-128 in CCM mode (RFC 3610: counter mode for secrecy, CBC-MAC for authenticity), built
 /// on the single-block AES function because swift-crypto offers no CCM. BTHome v2 encrypts
-/// with it: a 13-byte nonce, no associated data and a 4-byte MIC (protocols.md §7.1).
+/// with it: a 13-byte nonce, no associated data and a 4-byte MIC (docs/protocols/bthome.md).
 ///
 /// Byte order is the RFC's: the key, nonce and blocks as they appear in the RFC's vectors and
 /// on air in BTHome (unlike SMP, nothing is reversed here).

@@ -1,10 +1,11 @@
 import Wire
 
 /// One measurement in a BTHome v2 payload: an object ID byte, then a little-endian value whose
-/// size, signedness and factor the ID fixes (bthome-ble const.py `MEAS_TYPES`; protocols.md §7.1).
-/// IDs 0x53 (text) and 0x54 (raw) carry a length byte after the ID instead.
+/// size, signedness and factor the ID fixes (bthome-ble const.py `MEAS_TYPES`;
+/// docs/protocols/bthome.md). IDs 0x53 (text) and 0x54 (raw) carry a length byte after the ID
+/// instead.
 ///
-/// Only the IDs in protocols.md §7.1 are known. The format has no per-object length, so an
+/// Only the IDs in docs/protocols/bthome.md are known. The format has no per-object length, so an
 /// unknown ID makes the rest of the payload unreadable: parsing stops there with a reason.
 public struct BTHomeObject: Hashable, Sendable, CustomStringConvertible {
     public var id: UInt8
@@ -101,7 +102,7 @@ public struct BTHomeObject: Hashable, Sendable, CustomStringConvertible {
         return "\(format.quantity) \(value)\(format.unit.isEmpty ? "" : " " + format.unit)"
     }
 
-    /// The format of every ID in protocols.md §7.1, nil for any other.
+    /// The format of every ID in docs/protocols/bthome.md, nil for any other.
     public static func format(of id: UInt8) -> Format? {
         func integer(_ quantity: Quantity, _ size: Int, signed: Bool = false, _ factor: Format.Factor, _ unit: String) -> Format {
             Format(quantity: quantity, encoding: .integer(size: size, signed: signed, factor: factor), unit: unit)
@@ -131,7 +132,7 @@ public struct BTHomeObject: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Binary sensor names, in ID order from 0x15 (protocols.md §7.1, bthome-ble const.py).
+    /// Binary sensor names, in ID order from 0x15 (docs/protocols/bthome.md, bthome-ble const.py).
     private static let binaryNames = [
         "battery low", "battery charging", "carbon monoxide", "cold", "connectivity", "door", "garage door", "gas",
         "heat", "light", "lock", "moisture", "motion", "moving", "occupancy", "plug", "presence", "problem",

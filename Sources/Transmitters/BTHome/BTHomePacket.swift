@@ -1,7 +1,7 @@
 import Bluetooth
 import Wire
 
-/// A BTHome v2 advertisement: the Service Data of UUID 0xFCD2 (protocols.md §7.1; bthome-ble
+/// A BTHome v2 advertisement: the Service Data of UUID 0xFCD2 (docs/protocols/bthome.md; bthome-ble
 /// parser.py).
 ///
 /// ```

@@ -1,8 +1,8 @@
 import Readings
 
-/// Bubble bridge commands and responses on the Nordic UART Service (protocols.md §2.2:
-/// xDrip Bubble.java, xdripswift CGMBubbleTransmitter.swift, LibreTransmitter
-/// BubbleTransmitter.swift).
+/// Bubble bridge commands and responses on the Nordic UART Service
+/// (docs/protocols/miaomiao-bubble.md §Bubble: xDrip Bubble.java, xdripswift
+/// CGMBubbleTransmitter.swift, LibreTransmitter BubbleTransmitter.swift).
 ///
 /// The second byte of each command is an "app id" on which the three projects disagree
 /// (xDrip 0x01, LibreTransmitter 0x00, xdripswift 0xA0), which suggests the device ignores it.

@@ -1,6 +1,6 @@
 /// The Bubble (and Bubble Mini) Libre bridge: the same Nordic UART Service as the MiaoMiao,
 /// name starting with "Bubble" (xDrip Bubble.java, xdripswift CGMBubbleTransmitter.swift;
-/// protocols.md §2.2). No pairing.
+/// docs/protocols/miaomiao-bubble.md §Bubble). No pairing.
 public enum BubbleProfile {
     public static let profile = TransmitterProfile(
         advertisedService: nil,

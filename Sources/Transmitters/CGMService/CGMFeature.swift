@@ -1,7 +1,8 @@
 import Wire
 
 /// CGM Feature, characteristic 0x2AA8 (read): features u24 · type (low nibble) / sample
-/// location (high nibble) u8 · E2E-CRC u16 (gatt-xml `cgm_feature.xml`; protocols.md §5.7).
+/// location (high nibble) u8 · E2E-CRC u16 (gatt-xml `cgm_feature.xml`; docs/protocols/sig-cgm.md
+/// §CGM Feature).
 ///
 /// The CRC field is always present here; a device without E2E-CRC support sends 0xFFFF, so it
 /// is checked only when bit 12 says the device computes it.

@@ -3,7 +3,7 @@ import Wire
 
 /// One CGM Measurement record, characteristic 0x2AA7 (notify); a notification may carry several
 /// back to back, each starting with its own size (gatt-xml `cgm_measurement.xml`; NordicCommon
-/// `ContinuousGlucoseMeasurementDataCallback`; protocols.md §5.7):
+/// `ContinuousGlucoseMeasurementDataCallback`; docs/protocols/sig-cgm.md §CGM Measurement):
 ///
 /// size u8 (the whole record, E2E-CRC included) · flags u8 · glucose SFLOAT mg/dL · time offset
 /// u16 minutes since Session Start Time · [SSA octets] · [trend SFLOAT mg/dL/min, bit 0] ·

@@ -1,8 +1,8 @@
 import Bluetooth
 import Wire
 
-/// The Continuous Glucose Monitoring Service profile (CGMS; gatt-xml `cgm_*.xml`; protocols.md
-/// §5.7): service 0x181F, advertised as 0x181F.
+/// The Continuous Glucose Monitoring Service profile (CGMS; gatt-xml `cgm_*.xml`;
+/// docs/protocols/sig-cgm.md): service 0x181F, advertised as 0x181F.
 ///
 /// Required: CGM Measurement 0x2AA7 (notify), CGM Feature 0x2AA8, CGM Status 0x2AA9, Session
 /// Start Time 0x2AAA and the Specific Ops Control Point 0x2AAC. Optional: Session Run Time
@@ -34,7 +34,8 @@ public enum CGMServiceProfile {
 }
 
 /// The CGMS E2E-CRC: CRC-16/MCRF4XX over the value before it, appended little-endian
-/// (NordicCommon `ContinuousGlucoseMeasurementDataCallback` uses `CRC16.MCRF4XX`; protocols.md §5.7).
+/// (NordicCommon `ContinuousGlucoseMeasurementDataCallback` uses `CRC16.MCRF4XX`;
+/// docs/protocols/sig-cgm.md).
 public enum CGME2ECRC {
     /// `payload` followed by its CRC.
     public static func appending(to payload: [UInt8]) -> [UInt8] {

@@ -3,8 +3,8 @@ import Wire
 
 /// CGM Session Start Time, characteristic 0x2AAA (read/write): Date Time (7) · Time Zone i8 ·
 /// DST Offset u8 · [E2E-CRC] (gatt-xml `cgm_session_start_time.xml`, `time_zone.xml`,
-/// `dst_offset.xml`; protocols.md §5.5, §5.7). A measurement's absolute time is this start plus
-/// its time offset in minutes.
+/// `dst_offset.xml`; docs/protocols/sig-common.md §Date Time; docs/protocols/sig-cgm.md §Session
+/// Start Time). A measurement's absolute time is this start plus its time offset in minutes.
 public struct CGMSessionStartTime: Hashable, Sendable {
     public var localTime: DateTime
     /// Offset from UTC in 15-minute units, −48…+56; −128 means unknown.

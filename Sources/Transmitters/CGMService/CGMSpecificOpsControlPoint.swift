@@ -2,9 +2,9 @@ import Wire
 
 /// CGM Specific Ops Control Point, characteristic 0x2AAC (write + indicate): op code u8 ·
 /// operand · [E2E-CRC] (gatt-xml `cgm_specific_ops_control_point.xml`; RivieraWaves
-/// `cgmp_common.h`; protocols.md §5.7). Vigil uses only start (26) and stop (27) session; the
-/// gatt-xml text names the response op 0x0F in places, a typo for 28 (0x1C), which its own
-/// enumeration and RivieraWaves use.
+/// `cgmp_common.h`; docs/protocols/sig-cgm.md §Specific Ops Control Point). Vigil uses only start
+/// (26) and stop (27) session; the gatt-xml text names the response op 0x0F in places, a typo for
+/// 28 (0x1C), which its own enumeration and RivieraWaves use.
 public enum CGMSpecificOpsControlPoint {
     public enum Opcode: UInt8, Hashable, Sendable {
         case startSession = 26

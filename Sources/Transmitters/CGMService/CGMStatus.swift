@@ -1,8 +1,8 @@
 import Wire
 
 /// The 24-bit CGM status / sensor status annunciation bits (gatt-xml `cgm_status.xml`,
-/// `cgm_measurement.xml`; protocols.md §5.7). Octet 0 (bits 0–7) "Status", octet 1 (8–15)
-/// "Cal/Temp", octet 2 (16–23) "Warning".
+/// `cgm_measurement.xml`; docs/protocols/sig-cgm.md §CGM Status). Octet 0 (bits 0–7) "Status",
+/// octet 1 (8–15) "Cal/Temp", octet 2 (16–23) "Warning".
 public struct CGMStatusBits: OptionSet, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue & 0xFF_FFFF }
@@ -47,7 +47,7 @@ public struct CGMStatusBits: OptionSet, Hashable, Sendable, CustomStringConverti
 }
 
 /// CGM Status, characteristic 0x2AA9 (read): time offset u16 minutes · status u24 · [E2E-CRC]
-/// (gatt-xml `cgm_status.xml`; protocols.md §5.7).
+/// (gatt-xml `cgm_status.xml`; docs/protocols/sig-cgm.md §CGM Status).
 public struct CGMStatus: Hashable, Sendable {
     /// Minutes since the session started, when the status was read.
     public var timeOffsetMinutes: UInt16
@@ -66,7 +66,8 @@ public struct CGMStatus: Hashable, Sendable {
 }
 
 /// CGM Session Run Time, characteristic 0x2AAB (read): u16 hours · [E2E-CRC]; the expected
-/// length of the session (gatt-xml `cgm_session_run_time.xml`; protocols.md §5.7).
+/// length of the session (gatt-xml `cgm_session_run_time.xml`; docs/protocols/sig-cgm.md §Session
+/// Run Time).
 public struct CGMSessionRunTime: Hashable, Sendable {
     public var hours: UInt16
 

@@ -2,7 +2,8 @@ import Readings
 import Wire
 
 /// Battery Level, characteristic 0x2A19 of the Battery Service (read, optionally notify): one
-/// u8 percentage, 0–100; 101–255 are reserved (gatt-xml `battery_level.xml`, protocols.md §5.3).
+/// u8 percentage, 0–100; 101–255 are reserved (gatt-xml `battery_level.xml`,
+/// docs/protocols/sig-common.md §Battery Level).
 ///
 /// A reserved value is rejected rather than clamped: a transmitter that says "255 %" is
 /// telling us nothing about its battery, and a clamped 100 % would hide a dying one.

@@ -1,7 +1,8 @@
 import Wire
 
 /// Body Sensor Location, characteristic 0x2A38 of the Heart Rate Service (read): one u8
-/// (gatt-xml `org.bluetooth.characteristic.body_sensor_location.xml`, protocols.md §5.2).
+/// (gatt-xml `org.bluetooth.characteristic.body_sensor_location.xml`,
+/// docs/protocols/sig-heart-rate.md §Body Sensor Location).
 ///
 /// Values 7–255 are reserved for future use; they are kept as `.reserved(n)` rather than
 /// rejected, because where a strap sits is informational and a newer sensor should still work.

@@ -1,8 +1,9 @@
 import Clocks
 import Wire
 
-/// The GATT Date Time format (characteristic 0x2A08, gatt-xml `date_time.xml`; protocols.md
-/// §5.5): u16 year · u8 month · u8 day · u8 hours · u8 minutes · u8 seconds, 7 bytes.
+/// The GATT Date Time format (characteristic 0x2A08, gatt-xml `date_time.xml`;
+/// docs/protocols/sig-common.md §Date Time): u16 year · u8 month · u8 day · u8 hours · u8 minutes ·
+/// u8 seconds, 7 bytes.
 ///
 /// Glucose meters and CGM sensors stamp records with it. Year 0 and month 0 / day 0 mean
 /// "not known"; such a time cannot date a reading, so `wallClockTime` is nil for it. The fields

@@ -2,7 +2,8 @@ import Bluetooth
 
 /// The UTF-8 string characteristics of the Device Information Service 0x180A (gatt-xml
 /// `org.bluetooth.service.device_information.xml` and the characteristic XML files;
-/// protocols.md §5.4): model number 0x2A24 … manufacturer name 0x2A29.
+/// docs/protocols/sig-common.md §Device Information): model number 0x2A24 … manufacturer name
+/// 0x2A29.
 ///
 /// Decoding never fails: these strings are for people and logs, so invalid UTF-8 becomes
 /// U+FFFD (Swift's `String(decoding:as:)` repair) instead of losing the whole value, and the

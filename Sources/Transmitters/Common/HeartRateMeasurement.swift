@@ -4,7 +4,8 @@ import Wire
 /// Heart Rate Measurement, characteristic 0x2A37 of the Heart Rate Service (notify only).
 ///
 /// Source: Bluetooth SIG GATT XML `org.bluetooth.characteristic.heart_rate_measurement.xml`
-/// (mirrored in oesmith/gatt-xml), summarised in protocols.md §5.1:
+/// (mirrored in oesmith/gatt-xml), summarised in docs/protocols/sig-heart-rate.md §Heart Rate
+/// Measurement:
 ///
 /// | Offset | Field | Present when |
 /// |---|---|---|

@@ -4,8 +4,8 @@ import Wire
 /// (Glucose, CGMS, thermometers, blood pressure) carry: value = mantissa × 10^exponent.
 ///
 /// Source: ISO/IEEE 11073-20601 FLOAT-Type / SFLOAT-Type, as implemented in NordicBLE
-/// `Data.java` and summarised in protocols.md §5.8. The special values are checked on the raw
-/// bits *before* sign extension, so 0x0802 is −∞ and not "2 × 10^0".
+/// `Data.java` and summarised in docs/protocols/sig-common.md §SFLOAT and FLOAT. The special values
+/// are checked on the raw bits *before* sign extension, so 0x0802 is −∞ and not "2 × 10^0".
 public enum IEEE11073 {
     /// A decoded value: a finite number kept exactly as mantissa and exponent, or a special.
     public enum Value: Hashable, Sendable, CustomStringConvertible {

@@ -2,8 +2,8 @@ import Wire
 
 /// PnP ID, characteristic 0x2A50 of the Device Information Service: vendor ID source u8,
 /// vendor ID u16, product ID u16, product version u16; 7 bytes (gatt-xml `pnp_id.xml`,
-/// protocols.md §5.4). Source 1 = Bluetooth SIG company identifier, 2 = USB Implementers
-/// Forum vendor ID (from the DIS specification; unconfirmed in our reference).
+/// docs/protocols/sig-common.md §Device Information). Source 1 = Bluetooth SIG company identifier,
+/// 2 = USB Implementers Forum vendor ID (from the DIS specification; unconfirmed in our reference).
 public struct PnPID: Hashable, Sendable, CustomStringConvertible {
     public enum VendorIDSource: Hashable, Sendable {
         case bluetoothSIG

@@ -1,7 +1,7 @@
 import Bluetooth
 
 /// Bluetooth SIG assigned numbers that the standard-profile drivers use (Assigned Numbers
-/// §3.4 "GATT Services" and §3.8 "Characteristics"; protocols.md §5).
+/// §3.4 "GATT Services" and §3.8 "Characteristics"; docs/protocols/sig-common.md §UUIDs).
 ///
 /// Kept in one namespace so a driver reads `SIG.Characteristic.batteryLevel` rather than a
 /// bare `0x2A19`.

@@ -2,7 +2,8 @@ import Wire
 
 /// System ID, characteristic 0x2A23 of the Device Information Service: a 40-bit
 /// manufacturer-defined identifier followed by the 24-bit Organizationally Unique Identifier,
-/// 8 bytes, each field least-significant byte first (gatt-xml `system_id.xml`, protocols.md §5.4).
+/// 8 bytes, each field least-significant byte first (gatt-xml `system_id.xml`,
+/// docs/protocols/sig-common.md §Device Information).
 public struct SystemID: Hashable, Sendable, CustomStringConvertible {
     /// 40 bits.
     public var manufacturerIdentifier: UInt64

@@ -1,18 +1,20 @@
 import Wire
 
-/// The Dexcom G5/G6 "G5 protocol" (protocols.md §1; reverse-engineered by CGMBLEKit, xDrip and
-/// xdrip-js): message types, framing and the helpers they share.
+/// The Dexcom G5/G6 "G5 protocol" (docs/protocols/dexcom-g5-g6.md; reverse-engineered by CGMBLEKit,
+/// xDrip and xdrip-js): message types, framing and the helpers they share.
 ///
 /// Byte 0 of every message is its opcode. Authentication-channel messages (0x01–0x08) and
 /// Disconnect (0x09) carry no CRC; every Control message ends with CRC-16/XMODEM over all
-/// preceding bytes, appended little-endian (protocols.md §1.3).
+/// preceding bytes, appended little-endian (docs/protocols/dexcom-g5-g6.md §Framing and CRC).
 public enum Dexcom {
     /// "Dex time": seconds since the transmitter was activated, u32le on the wire
-    /// (protocols.md §1.5). `0xFFFFFFFF` means "none" (xDrip BaseMessage `INVALID_TIME`).
+    /// (docs/protocols/dexcom-g5-g6.md §Control messages). `0xFFFFFFFF` means "none" (xDrip
+    /// BaseMessage `INVALID_TIME`).
     public typealias DexTime = UInt32
     public static let invalidDexTime: DexTime = 0xFFFF_FFFF
 
-    /// Appends the CRC-16/XMODEM of `body`, low byte first (protocols.md §1.3).
+    /// Appends the CRC-16/XMODEM of `body`, low byte first (docs/protocols/dexcom-g5-g6.md §Framing
+    /// and CRC).
     static func withCRC(_ body: [UInt8]) -> [UInt8] {
         let crc = CRC16.xmodem(body)
         return body + [UInt8(crc & 0xFF), UInt8(crc >> 8)]

@@ -1,8 +1,9 @@
 import Wire
 
 // Authentication-channel messages (written to and read from the Authentication characteristic
-// F8083535-…). None carries a CRC (protocols.md §1.3, §1.4). Names follow xDrip where the
-// projects disagree (protocols.md appendix 1): 0x03 AuthChallengeRx, 0x05 AuthStatusRx.
+// F8083535-…). None carries a CRC (docs/protocols/dexcom-g5-g6.md §Framing and CRC,
+// §Authentication). Names follow xDrip where the projects disagree
+// (docs/protocols/sources-disagree.md §Dexcom): 0x03 AuthChallengeRx, 0x05 AuthStatusRx.
 
 extension Dexcom {
     /// Which of the transmitter's two display slots to authenticate on: the last byte of
@@ -113,7 +114,8 @@ extension Dexcom {
 
     /// 0x06 KeepAliveTx: `06 · seconds` (2 bytes): how long the transmitter keeps the link
     /// open while we bond. CGMBLEKit and xdrip-js send 25, xDrip and xdripswift 60
-    /// (protocols.md appendix 2); Vigil sends 25, enough for Just Works pairing on a local host.
+    /// (docs/protocols/sources-disagree.md §Dexcom); Vigil sends 25, enough for Just Works pairing
+    /// on a local host.
     public struct KeepAliveTx: Hashable, Sendable {
         public static let opcode: UInt8 = 0x06
         public var seconds: UInt8
@@ -128,7 +130,8 @@ extension Dexcom {
         }
     }
 
-    /// 0x07 BondRequestTx: the single byte `07`; the LE pairing follows (protocols.md §1.4 step 6).
+    /// 0x07 BondRequestTx: the single byte `07`; the LE pairing follows
+    /// (docs/protocols/dexcom-g5-g6.md §Authentication).
     public struct BondRequestTx: Hashable, Sendable {
         public static let opcode: UInt8 = 0x07
         public init() {}

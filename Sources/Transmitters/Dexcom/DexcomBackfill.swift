@@ -3,8 +3,8 @@ import Wire
 extension Dexcom {
     /// 0x50 BackfillTx, 20 bytes: `50 05 02 00` · start (dex s) · end (dex s) · 4 zero bytes
     /// ("length") · 2 zero bytes ("backfillCRC") · CRC (CGMBLEKit GlucoseBackfillTxMessage;
-    /// xDrip BackFillTxMessage.java; protocols.md §1.7). xdrip-js leaves bytes 12–17
-    /// uninitialised, which protocols.md treats as a bug; Vigil sends zeros.
+    /// xDrip BackFillTxMessage.java; docs/protocols/dexcom-g5-g6.md §Backfill). xdrip-js leaves
+    /// bytes 12–17 uninitialised, a bug in its code; Vigil sends zeros.
     public struct BackfillTx: Hashable, Sendable {
         public static let opcode: UInt8 = 0x50
         public var startTime: DexTime
@@ -33,7 +33,7 @@ extension Dexcom {
 
     /// 0x51 BackfillRx, the completion on Control after the frames, 20 bytes: status ·
     /// backfillStatus · identifier · start · end · bufferLength u32 · bufferCRC u16 · CRC
-    /// (CGMBLEKit GlucoseBackfillRxMessage and its test; protocols.md §1.7).
+    /// (CGMBLEKit GlucoseBackfillRxMessage and its test; docs/protocols/dexcom-g5-g6.md §Backfill).
     public struct BackfillRx: Hashable, Sendable {
         public static let opcode: UInt8 = 0x51
         public var status: TransmitterStatus
@@ -99,9 +99,9 @@ extension Dexcom {
     }
 
     /// Collects the notifications on the Backfill characteristic (F8083536-…): each frame is
-    /// `index · identifier · payload`, index from 1 (protocols.md §1.7). The payloads joined
-    /// are a 4-byte header and 8-byte records. Nothing is trusted until `validate(against:)`
-    /// has checked the frames against the 0x51 completion.
+    /// `index · identifier · payload`, index from 1 (docs/protocols/dexcom-g5-g6.md §Backfill). The
+    /// payloads joined are a 4-byte header and 8-byte records. Nothing is trusted until
+    /// `validate(against:)` has checked the frames against the 0x51 completion.
     public struct BackfillBuffer: Hashable, Sendable {
         /// The frames as received, headers included: what bufferLength and bufferCRC cover.
         public private(set) var frames: [[UInt8]] = []
@@ -142,13 +142,14 @@ extension Dexcom {
             return records
         }
 
-        /// The records, after the checks CGMBLEKit applies (Transmitter.swift; protocols.md §1.7):
-        /// the frames' total length and CRC equal the completion's, and the records lie in the
-        /// completion's start…end, in order. CGMBLEKit demands first == start and last == end
-        /// exactly; Vigil accepts records inside the window because it may cap the window's
-        /// start at a time that is not a reading time (`backfill-hours`), and then the first
-        /// record legitimately follows the start. A "not glucose" backfill (CGMBLEKit tests:
-        /// random-looking payload that passes length and CRC) still fails the window check.
+        /// The records, after the checks CGMBLEKit applies (Transmitter.swift;
+        /// docs/protocols/dexcom-g5-g6.md §Backfill): the frames' total length and CRC equal the
+        /// completion's, and the records lie in the completion's start…end, in order. CGMBLEKit
+        /// demands first == start and last == end exactly; Vigil accepts records inside the window
+        /// because it may cap the window's start at a time that is not a reading time
+        /// (`backfill-hours`), and then the first record legitimately follows the start. A "not
+        /// glucose" backfill (CGMBLEKit tests: random-looking payload that passes length and CRC)
+        /// still fails the window check.
         public func validate(against completion: BackfillRx) throws(WireError) -> [BackfillRecord] {
             guard byteCount == Int(completion.bufferLength) else {
                 throw .malformed("backfill ended early or ran over: \(byteCount) bytes received, \(completion.bufferLength) announced")

@@ -1,7 +1,8 @@
 extension Dexcom {
     /// Byte 12 of a glucose reply and byte 6 of a backfill record: the transmitter's algorithm
-    /// state (protocols.md §1.6; names mostly from CGMBLEKit CalibrationState.swift and xDrip
-    /// CalibrationState.java, which disagree above 0x0E; the raw value is always kept).
+    /// state (docs/protocols/dexcom-g5-g6.md §Calibration state and trend; names mostly from
+    /// CGMBLEKit CalibrationState.swift and xDrip CalibrationState.java, which disagree above 0x0E;
+    /// the raw value is always kept).
     public struct CalibrationState: Hashable, Sendable, CustomStringConvertible {
         public var rawValue: UInt8
         public init(rawValue: UInt8) { self.rawValue = rawValue }

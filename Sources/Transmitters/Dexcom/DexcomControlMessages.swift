@@ -1,12 +1,13 @@
 import Wire
 
 // Replies on the Control characteristic (F8083534-…), each ending in CRC-16/XMODEM
-// (protocols.md §1.3, §1.5). Byte 1 is the transmitter status in all of them.
+// (docs/protocols/dexcom-g5-g6.md §Framing and CRC, §Control messages). Byte 1 is the transmitter
+// status in all of them.
 
 extension Dexcom {
     /// Byte 1 of every Control reply: 0x00 OK, 0x81 low battery, 0x83 expired (xdrip-js
     /// README); xDrip calls anything above 0x81 "bricked" (TransmitterStatus.java). Vigil keeps
-    /// the byte and names the three documented values (protocols.md appendix 6).
+    /// the byte and names the three documented values (docs/protocols/sources-disagree.md §Dexcom).
     public struct TransmitterStatus: Hashable, Sendable, CustomStringConvertible {
         public var rawValue: UInt8
         public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -114,11 +115,11 @@ extension Dexcom {
     }
 
     /// 0x2F SensorRx: status · timestamp (dex s) · raw values · CRC (xDrip SensorRxMessage.java;
-    /// xdrip-js sensor-rx-message.js). Three lengths exist (protocols.md §1.5 "SensorRx variants"):
-    /// 16 bytes with u32 unfiltered at 6 and filtered at 10; 18 bytes (G6 rev2) with float32
-    /// values there and an unknown u16 at 14; 8 bytes with no raw values (Firefly).
-    /// Vigil follows xDrip and xdrip-js for which is unfiltered (6–9); xdripswift swaps them.
-    /// The raw values are kept as sent; the firmware-specific scalings (×34, ×35) are not applied.
+    /// xdrip-js sensor-rx-message.js). Three lengths exist (docs/protocols/dexcom-g5-g6.md §Control
+    /// messages): 16 bytes with u32 unfiltered at 6 and filtered at 10; 18 bytes (G6 rev2) with
+    /// float32 values there and an unknown u16 at 14; 8 bytes with no raw values (Firefly). Vigil
+    /// follows xDrip and xdrip-js for which is unfiltered (6–9); xdripswift swaps them. The raw
+    /// values are kept as sent; the firmware-specific scalings (×34, ×35) are not applied.
     public struct SensorRx: Hashable, Sendable {
         public static let opcode: UInt8 = 0x2F
 
@@ -240,7 +241,7 @@ extension Dexcom {
     /// 0x21 VersionRx ("Version 0"), 18 bytes: status · firmware[4] · BT firmware[4] · hardware
     /// revision · other firmware[3] · ASIC u16 · CRC (xDrip VersionRequestRxMessage.java).
     /// xdrip-js reads the ASIC at 15–16, overlapping the CRC; xDrip's layout is self-consistent
-    /// and is the one used (protocols.md appendix 5).
+    /// and is the one used (docs/protocols/sources-disagree.md §Dexcom).
     public struct VersionRx: Hashable, Sendable {
         public static let opcode: UInt8 = 0x21
         public var status: TransmitterStatus
@@ -283,7 +284,8 @@ extension Dexcom {
     /// 0x4B TransmitterVersionRx ("Version 1"), 19 bytes: status · firmware[4] · build u32 ·
     /// inactive days u16 · version code · 4 bytes · CRC (CGMBLEKit TransmitterVersionRxMessage;
     /// xDrip VersionRequest1RxMessage.java). The 4 tail bytes are read per xDrip (max runtime
-    /// days u16, max inactive days u16); xdrip-js reads u8 + u16 there (protocols.md appendix 5).
+    /// days u16, max inactive days u16); xdrip-js reads u8 + u16 there
+    /// (docs/protocols/sources-disagree.md §Dexcom).
     public struct TransmitterVersionRx: Hashable, Sendable {
         public static let opcode: UInt8 = 0x4B
         public var status: TransmitterStatus

@@ -1,6 +1,7 @@
 extension Dexcom {
-    /// A Control request that is just an opcode and its CRC (protocols.md §1.3 table, whose
-    /// ready-to-send bytes the tests check), with the reply opcode it expects.
+    /// A Control request that is just an opcode and its CRC (docs/protocols/dexcom-g5-g6.md
+    /// §Framing and CRC table, whose ready-to-send bytes the tests check), with the reply opcode it
+    /// expects.
     public enum ControlRequest: UInt8, CaseIterable, Hashable, Sendable, CustomStringConvertible {
         /// 0x24 → 0x25.
         case transmitterTime = 0x24

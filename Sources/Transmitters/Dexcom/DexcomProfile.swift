@@ -1,15 +1,16 @@
 import Bluetooth
 
-/// The Dexcom G5/G6 GATT profile (protocols.md §1.1–1.2; CGMBLEKit BluetoothServices.swift,
-/// xDrip g5model/BluetoothServices.java): advertised 16-bit service 0xFEBC, local name "Dexcom"
-/// plus the ID's last two characters, and the CGM service F8083532-… with Control,
-/// Authentication and Backfill characteristics.
+/// The Dexcom G5/G6 GATT profile (docs/protocols/dexcom-g5-g6.md §Discovery and identity, §GATT
+/// layout; CGMBLEKit BluetoothServices.swift, xDrip g5model/BluetoothServices.java): advertised
+/// 16-bit service 0xFEBC, local name "Dexcom" plus the ID's last two characters, and the CGM
+/// service F8083532-… with Control, Authentication and Backfill characteristics.
 ///
 /// The name prefix here is the generic "Dexcom": a profile is per type, not per configured
 /// transmitter. `Dexcom.TransmitterID.advertisedName` is the exact name for one ID (the
 /// configuration's `name` overrides the prefix per device in the appliance).
 /// Security is `.none` because the transmitter must be authenticated before it accepts a bond
-/// (protocols.md §1.4 steps 5–6): the driver asks for pairing itself at the right moment.
+/// (docs/protocols/dexcom-g5-g6.md §Authentication): the driver asks for pairing itself
+/// at the right moment.
 public enum DexcomProfile {
     public static let advertisedService = BluetoothUUID(0xFEBC)
     /// F8083532-849E-531C-C594-30F1F86A4EA5.

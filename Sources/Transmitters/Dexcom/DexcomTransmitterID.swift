@@ -3,10 +3,12 @@ import _CryptoExtras
 
 extension Dexcom {
     /// A 6-character transmitter ID as printed on the transmitter, e.g. `81H0AB`
-    /// (protocols.md §1.1): `4…` is a G5, `8…` a G6 (xdrip-js lib/transmitter.js).
+    /// (docs/protocols/dexcom-g5-g6.md §Discovery and identity): `4…` is a G5, `8…` a G6 (xdrip-js
+    /// lib/transmitter.js).
     ///
     /// The ID is also the authentication secret: the AES-128 key is the ASCII of
-    /// `"00" + ID + "00" + ID` (CGMBLEKit Transmitter.swift `cryptKey`; protocols.md §1.4).
+    /// `"00" + ID + "00" + ID` (CGMBLEKit Transmitter.swift `cryptKey`;
+    /// docs/protocols/dexcom-g5-g6.md §Authentication).
     public struct TransmitterID: Hashable, Sendable, CustomStringConvertible {
         public enum Generation: String, Hashable, Sendable {
             case g5 = "G5"
@@ -45,7 +47,7 @@ extension Dexcom {
         /// (CGMBLEKit Transmitter.swift `shouldConnectPeripheral`, suffix(2)).
         public var advertisedName: String { "Dexcom" + rawValue.suffix(2) }
 
-        /// The 16-byte AES-128 key (protocols.md §1.4).
+        /// The 16-byte AES-128 key (docs/protocols/dexcom-g5-g6.md §Authentication).
         public var cryptKey: [UInt8] { Dexcom.cryptKey(forID: rawValue) }
 
         /// The Dexcom hash under this ID's key; see `Dexcom.hash(_:key:)`.
@@ -60,8 +62,8 @@ extension Dexcom {
     public static func cryptKey(forID id: String) -> [UInt8] { Array(("00" + id + "00" + id).utf8) }
 
     /// hash(x) = the first 8 bytes of AES-128-ECB(key, x ‖ x) (CGMBLEKit `computeHash`;
-    /// xDrip `calculateChallengeHash`; protocols.md §1.4). It checks the transmitter's answer
-    /// to our token and answers its challenge.
+    /// xDrip `calculateChallengeHash`; docs/protocols/dexcom-g5-g6.md §Authentication). It checks
+    /// the transmitter's answer to our token and answers its challenge.
     public static func hash(_ eight: [UInt8], key: [UInt8]) -> [UInt8] {
         precondition(eight.count == 8 && key.count == 16, "the Dexcom hash takes 8 bytes and a 16-byte key")
         var block = eight + eight

@@ -4,7 +4,7 @@ import Wire
 
 /// Glucose Measurement, characteristic 0x2A18 (notify), of the Glucose Service 0x1808
 /// (gatt-xml `glucose_measurement.xml`; NordicCommon `GlucoseMeasurementDataCallback`;
-/// protocols.md §5.6):
+/// docs/protocols/sig-glucose.md §Glucose Measurement):
 ///
 /// flags u8 · sequence number u16 · base time (Date Time, 7) · [time offset i16 minutes] ·
 /// [concentration SFLOAT · type/location u8] · [sensor status annunciation u16].
@@ -35,8 +35,9 @@ public struct GlucoseMeasurement: Hashable, Sendable {
             self.unit = unit
         }
 
-        /// 1 mg/dL = 10⁻⁵ kg/L and 1 mmol/L = 10⁻³ mol/L (protocols.md §5.6); nil for NaN, NRes,
-        /// the reserved value and the infinities, none of which is a glucose.
+        /// 1 mg/dL = 10⁻⁵ kg/L and 1 mmol/L = 10⁻³ mol/L (docs/protocols/sig-glucose.md §Glucose
+        /// Measurement); nil for NaN, NRes, the reserved value and the infinities, none of which is
+        /// a glucose.
         ///
         /// The unit change is a shift of the decimal exponent (+5 or +3), so 0xB07B (123 × 10⁻⁵
         /// kg/L) is exactly 123 mg/dL rather than the 122.99999999999999 of a binary multiply.
@@ -134,7 +135,8 @@ public struct GlucoseMeasurement: Hashable, Sendable {
     }
 }
 
-/// The sample type nibble (gatt-xml `glucose_measurement.xml`; protocols.md §5.6).
+/// The sample type nibble (gatt-xml `glucose_measurement.xml`; docs/protocols/sig-glucose.md
+/// §Glucose Measurement).
 public struct GlucoseSampleType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -158,7 +160,8 @@ public struct GlucoseSampleType: RawRepresentable, Hashable, Sendable, CustomStr
     }
 }
 
-/// The sample location nibble (gatt-xml `glucose_measurement.xml`; protocols.md §5.6).
+/// The sample location nibble (gatt-xml `glucose_measurement.xml`; docs/protocols/sig-glucose.md
+/// §Glucose Measurement).
 public struct GlucoseSampleLocation: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -181,7 +184,8 @@ public struct GlucoseSampleLocation: RawRepresentable, Hashable, Sendable, Custo
     }
 }
 
-/// Sensor Status Annunciation, u16 (gatt-xml `glucose_measurement.xml`; protocols.md §5.6).
+/// Sensor Status Annunciation, u16 (gatt-xml `glucose_measurement.xml`;
+/// docs/protocols/sig-glucose.md §Glucose Measurement).
 public struct GlucoseSensorStatus: OptionSet, Hashable, Sendable, CustomStringConvertible {
     public var rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }

@@ -3,7 +3,7 @@ import Wire
 
 /// Glucose Measurement Context, characteristic 0x2A34 (notify), sent after a Glucose
 /// Measurement whose flag bit 4 is set, with the same sequence number (gatt-xml
-/// `glucose_measurement_context.xml`; protocols.md §5.6):
+/// `glucose_measurement_context.xml`; docs/protocols/sig-glucose.md §Glucose Measurement Context):
 ///
 /// flags u8 · sequence number u16 · [extended flags u8, bit 7] · [carbohydrate ID u8 ·
 /// carbohydrate SFLOAT kg, bit 0] · [meal u8, bit 1] · [tester/health nibbles, bit 2] ·
@@ -103,7 +103,8 @@ extension GlucoseMeasurementContext {
 }
 
 /// Glucose Feature, characteristic 0x2A51 (read), u16 (gatt-xml `glucose_feature.xml`;
-/// protocols.md §5.6): which sensor status bits the meter can report, and multiple bonds.
+/// docs/protocols/sig-glucose.md §Glucose Measurement Context): which sensor status bits the meter
+/// can report, and multiple bonds.
 public struct GlucoseFeature: OptionSet, Hashable, Sendable {
     public var rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }

@@ -1,12 +1,13 @@
 import Bluetooth
 
-/// The Glucose Service profile (GLS; protocols.md §5.6): service 0x1808, advertised as 0x1808;
-/// Glucose Measurement 0x2A18 notified, Record Access Control Point 0x2A52 written and
+/// The Glucose Service profile (GLS; docs/protocols/sig-glucose.md): service 0x1808, advertised as
+/// 0x1808; Glucose Measurement 0x2A18 notified, Record Access Control Point 0x2A52 written and
 /// indicated, Measurement Context 0x2A34 and Glucose Feature 0x2A51 optional.
 ///
 /// Security: GLS 1.0 has the collector bond with the meter, and the meters users report
 /// (Accu-Chek Guide, Contour Next One) refuse the RACP and the measurement CCCD until paired.
-/// protocols.md marks this unconfirmed, so `.encryptionRequired` is a decision: pairing first
+/// none of the sources read settles it (docs/protocols/sig-glucose.md §Record Access Control
+/// Point), so `.encryptionRequired` is a decision: pairing first
 /// costs one step with a meter that would not need it, skipping it costs every transfer with
 /// one that does.
 public enum GlucoseMeterProfile {

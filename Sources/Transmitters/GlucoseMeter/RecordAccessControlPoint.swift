@@ -2,7 +2,8 @@ import Wire
 
 /// Record Access Control Point, characteristic 0x2A52 (write + indicate), shared by the Glucose
 /// Service and the CGM Service (gatt-xml `record_access_control_point.xml`; NordicCommon
-/// `RecordAccessControlPointData`; protocols.md §5.6, §5.7): op code u8 · operator u8 · operand.
+/// `RecordAccessControlPointData`; docs/protocols/sig-glucose.md §Record Access Control Point;
+/// docs/protocols/sig-cgm.md): op code u8 · operator u8 · operand.
 ///
 /// Filter type 0x01 names the u16 key records are ordered by: the sequence number in GLS, the
 /// time offset in CGMS (RivieraWaves `cgmp_racp_filter`; NordicCommon `FilterType`). CGMS adds an

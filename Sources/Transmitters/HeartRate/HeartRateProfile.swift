@@ -1,7 +1,8 @@
 import Bluetooth
 
 /// The Heart Rate Service profile (HRS; gatt-xml `org.bluetooth.service.heart_rate.xml`,
-/// protocols.md §5.1–5.4): service 0x180D, advertised as 0x180D, measurements notified on 0x2A37.
+/// docs/protocols/sig-heart-rate.md and sig-common.md): service 0x180D, advertised as
+/// 0x180D, measurements notified on 0x2A37.
 ///
 /// Straps differ in what else they offer, so Body Sensor Location, Battery Level and the Device
 /// Information strings are all optional. Most straps need no pairing; some (several Polar

@@ -2,10 +2,10 @@ import Wire
 
 /// The CRC that guards each of the three regions of a Libre 1 FRAM (header, body, footer).
 ///
-/// protocols.md §3 "Block CRC" (xDrip LibreUtils.java `computeCRC16`/`CheckCRC16`, xdripswift
-/// CRC.swift, LibreTransmitter CRC.swift): CRC-16/MCRF4XX over every byte of the region after
-/// its first two, then the 16 result bits reversed; stored little-endian in the region's first
-/// two bytes. The bit reversal is the sensor's own quirk, not a different polynomial.
+/// docs/protocols/libre-fram.md §Block CRC (xDrip LibreUtils.java `computeCRC16`/`CheckCRC16`,
+/// xdripswift CRC.swift, LibreTransmitter CRC.swift): CRC-16/MCRF4XX over every byte of the region
+/// after its first two, then the 16 result bits reversed; stored little-endian in the region's
+/// first two bytes. The bit reversal is the sensor's own quirk, not a different polynomial.
 public enum LibreBlockCRC {
     /// The CRC the sensor would store for `region` (whose first two bytes are the CRC itself
     /// and are skipped). A region shorter than two bytes has nothing to check; its CRC is that

@@ -2,8 +2,8 @@ import Clocks
 import Readings
 
 /// Raw Libre 1 glucose to mg/dL: the linear "raw/8.5" family with optional user calibration
-/// from fingersticks (protocols.md §3 "Raw → mg/dL", method 1: xDrip and xdripswift multiply the
-/// 13-bit raw value by 117.64705 = 1000/8.5 and feed a fingerstick-calibrated linear
+/// from fingersticks (docs/protocols/libre-fram.md §Raw to mg/dL, method 1: xDrip and xdripswift
+/// multiply the 13-bit raw value by 117.64705 = 1000/8.5 and feed a fingerstick-calibrated linear
 /// calibrator; uncalibrated that is raw / 8.5).
 ///
 /// `glucose = slope × (raw / 8.5) + intercept`, with slope 1 and intercept 0 until fingersticks

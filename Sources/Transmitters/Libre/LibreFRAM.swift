@@ -1,5 +1,5 @@
 /// The 344-byte FRAM of a FreeStyle Libre 1 sensor, as a MiaoMiao or Bubble forwards it
-/// (protocols.md §3: LibreTransmitter SensorData.swift, xDrip LibreUtils.java and
+/// (docs/protocols/libre-fram.md: LibreTransmitter SensorData.swift, xDrip LibreUtils.java and
 /// NFCReaderX.java, xdripswift LibreDataParser.swift).
 ///
 /// Layout (43 blocks of 8 bytes):
@@ -16,7 +16,8 @@ public struct LibreFRAM: Hashable, Sendable {
     public static let byteCount = 344
     public static let trendCount = 16
     public static let historyCount = 32
-    /// Used when the footer's maximum wear time is zero: 14 days 12 hours (protocols.md §3).
+    /// Used when the footer's maximum wear time is zero: 14 days 12 hours
+    /// (docs/protocols/libre-fram.md).
     public static let defaultMaximumWearMinutes = (14 * 24 + 12) * 60
 
     /// A CRC-protected region.
@@ -86,7 +87,7 @@ public struct LibreFRAM: Hashable, Sendable {
     }
 
     /// The 16 trend records, newest first: the newest is the slot before `trendIndex`, and
-    /// each further one is a minute older (protocols.md §3 "Reading the rings").
+    /// each further one is a minute older (docs/protocols/libre-fram.md §Reading the rings).
     public var trend: [LibreRecord] {
         (0..<Self.trendCount).map { k in trendSlot(floorMod(trendIndex - 1 - k, Self.trendCount)) }
     }

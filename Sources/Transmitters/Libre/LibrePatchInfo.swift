@@ -1,5 +1,6 @@
 /// The 6-byte patchInfo a bridge reads from the sensor; byte 0 names the sensor family
-/// (protocols.md §2.1: xdripswift …/Libre/Utilities/LibreSensorType.swift).
+/// (docs/protocols/miaomiao-bubble.md §MiaoMiao: xdripswift
+/// …/Libre/Utilities/LibreSensorType.swift).
 ///
 /// Only Libre 1 sends a plain FRAM; the others encrypt it, and decryption is out of scope.
 /// xDrip's NFCReaderXTest labels patchInfo `9D 08 30 …` "libre1" while its FRAM is plain; we

@@ -1,7 +1,7 @@
-/// One 6-byte glucose record of the Libre 1 trend or history ring (protocols.md §3 "6-byte
-/// record bit fields": LibreTransmitter Measurement.swift `readBits`, xdripswift
-/// LibreMeasurement.swift). Bits are numbered LSB-first across the six bytes: bit n is bit
-/// n % 8 of byte n / 8.
+/// One 6-byte glucose record of the Libre 1 trend or history ring (docs/protocols/libre-fram.md
+/// §Record bit fields: LibreTransmitter Measurement.swift `readBits`, xdripswift
+/// LibreMeasurement.swift). Bits are numbered LSB-first across the six bytes: bit n is bit n % 8 of
+/// byte n / 8.
 ///
 /// Raw glucose is 13 bits in xDrip and xdripswift and 14 bits in LibreTransmitter. Both are
 /// exposed. `rawGlucose` is the 13-bit reading, because the raw/8.5 conversion Vigil uses comes

@@ -1,6 +1,6 @@
-/// The sensor state byte at FRAM offset 4 (protocols.md §3 "Sensor state byte": LibreTransmitter
-/// SensorState.swift *code*, xdripswift LibreSensorState.swift, xDrip LibreUtils.java
-/// `isSensorReady`).
+/// The sensor state byte at FRAM offset 4 (docs/protocols/libre-fram.md §Sensor state:
+/// LibreTransmitter SensorState.swift *code*, xdripswift LibreSensorState.swift, xDrip
+/// LibreUtils.java `isSensorReady`).
 ///
 /// LibreTransmitter's doc comment calls 0x04 "unknown" and 0x05 "expired"; its own code, and
 /// the other two projects, say 0x04 expired and 0x05 shutdown. We follow the code.

@@ -1,8 +1,8 @@
 import Bluetooth
 
 /// The Nordic UART Service that MiaoMiao and Bubble bridges carry their protocol on
-/// (protocols.md §2.1–2.2: xdripswift CGMMiaoMiaoTransmitter.swift, LibreTransmitter
-/// MiaomiaoTransmitter.swift, xDrip HM10Attributes.java).
+/// (docs/protocols/miaomiao-bubble.md §MiaoMiao, §Bubble: xdripswift CGMMiaoMiaoTransmitter.swift,
+/// LibreTransmitter MiaomiaoTransmitter.swift, xDrip HM10Attributes.java).
 public enum NordicUART {
     public static let service = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")!
     /// Notified by the bridge (its "TX", our receive side).

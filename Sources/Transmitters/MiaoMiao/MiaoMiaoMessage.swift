@@ -1,6 +1,6 @@
-/// MiaoMiao bridge commands and responses on the Nordic UART Service (protocols.md §2.1;
-/// LibreTransmitter MiaomiaoTransmitter.swift header comments, cross-checked with xDrip
-/// Tomato.java and xdripswift CGMMiaoMiaoTransmitter.swift).
+/// MiaoMiao bridge commands and responses on the Nordic UART Service
+/// (docs/protocols/miaomiao-bubble.md §MiaoMiao; LibreTransmitter MiaomiaoTransmitter.swift header
+/// comments, cross-checked with xDrip Tomato.java and xdripswift CGMMiaoMiaoTransmitter.swift).
 public enum MiaoMiao {
     /// Central → bridge.
     public enum Command: Hashable, Sendable {

@@ -1,7 +1,7 @@
 import Readings
 
 /// The MiaoMiao data packet (response 0x28), reassembled from its notifications
-/// (protocols.md §2.1 "Data packet"):
+/// (docs/protocols/miaomiao-bubble.md §MiaoMiao):
 ///
 /// | Offset | Field |
 /// |---|---|

@@ -3,13 +3,13 @@ import Clocks
 /// Reassembles the MiaoMiao data packet (363 or 369 bytes, `MiaoMiaoPacket`) from the
 /// notifications it arrives in, and passes every other message through.
 ///
-/// Rules (protocols.md §2.1): a packet starts with a notification whose first byte is 0x28 while
-/// nothing is being assembled; bytes 1–2 declare its length; it is complete when that many bytes
-/// are in (or 369 when 363 were declared and the bridge appended patchInfo in the same
-/// notification). A silence of more than `gapTimeout` (3 s, xDrip's "new packet" rule) ends an
-/// incomplete packet: it is dropped with a reason, never decoded from half its bytes.
-/// A packet that declares an impossible length is dropped at once, and the notifications that
-/// follow it within the gap are swallowed with it, so its middle is not mistaken for messages.
+/// Rules (docs/protocols/miaomiao-bubble.md §MiaoMiao): a packet starts with a notification whose
+/// first byte is 0x28 while nothing is being assembled; bytes 1–2 declare its length; it is
+/// complete when that many bytes are in (or 369 when 363 were declared and the bridge appended
+/// patchInfo in the same notification). A silence of more than `gapTimeout` (3 s, xDrip's "new
+/// packet" rule) ends an incomplete packet: it is dropped with a reason, never decoded from half
+/// its bytes. A packet that declares an impossible length is dropped at once, and the notifications
+/// that follow it within the gap are swallowed with it, so its middle is not mistaken for messages.
 public struct MiaoMiaoPacketAssembler: Hashable, Sendable {
     public enum Output: Hashable, Sendable {
         /// A complete data packet, ready for `MiaoMiaoPacket(decoding:)`.

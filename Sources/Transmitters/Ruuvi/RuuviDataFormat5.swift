@@ -3,7 +3,8 @@ import Readings
 import Wire
 
 /// RuuviTag data format 5 ("RAWv2"): the 24 bytes after company identifier 0x0499 in
-/// Manufacturer Specific Data (ruuvi/ruuvi-sensor-protocols dataformat_05.md; protocols.md §7.2).
+/// Manufacturer Specific Data (ruuvi/ruuvi-sensor-protocols dataformat_05.md;
+/// docs/protocols/ruuvi.md).
 ///
 /// Unlike every other Bluetooth format here, all fields are **big-endian**, two's complement.
 /// Each field has a "not available" value (a sensor missing or failed); it decodes to nil,

@@ -1,16 +1,16 @@
 import Readings
 import Wire
 
-/// SensorTag CC2541 humidity data (characteristic AA21, Sensirion SHT21; protocols.md §6; bluepy
-/// `HumiditySensor.read`, node-sensortag `convertHumidityData`): `TempLSB TempMSB HumLSB HumMSB`,
-/// two u16le raw SHT21 words.
+/// SensorTag CC2541 humidity data (characteristic AA21, Sensirion SHT21;
+/// docs/protocols/sensortag.md; bluepy `HumiditySensor.read`, node-sensortag
+/// `convertHumidityData`): `TempLSB TempMSB HumLSB HumMSB`, two u16le raw SHT21 words.
 ///
 /// - T = −46.85 + 175.72 × raw / 65536 °C
 /// - RH = −6 + 125 × raw / 65536 %
 ///
 /// The two low bits of each SHT21 word are status bits, not measurement. Both sources clear
 /// them for humidity; neither does for temperature, which the SHT21 datasheet says to do too
-/// (unconfirmed in protocols.md; the effect is under 0.01 °C). Vigil clears them in both.
+/// (docs/protocols/sensortag.md §Humidity; the effect is under 0.01 °C). Vigil clears them in both.
 public struct SensorTagHumidity: Hashable, Sendable {
     public var rawTemperature: UInt16
     public var rawHumidity: UInt16

@@ -1,9 +1,9 @@
 import Readings
 import Wire
 
-/// SensorTag CC2541 IR temperature data (characteristic AA01, TMP006 thermopile; protocols.md §6;
-/// bluepy `IRTemperatureSensor.read`, node-sensortag `convertIrTemperatureData`):
-/// `ObjLSB ObjMSB AmbLSB AmbMSB`, two i16le.
+/// SensorTag CC2541 IR temperature data (characteristic AA01, TMP006 thermopile;
+/// docs/protocols/sensortag.md; bluepy `IRTemperatureSensor.read`, node-sensortag
+/// `convertIrTemperatureData`): `ObjLSB ObjMSB AmbLSB AmbMSB`, two i16le.
 ///
 /// - Ambient (the sensor die): raw / 128 °C.
 /// - Object: the TMP006 model (TMP006 User's Guide): Vobj = raw × 156.25 nV, then

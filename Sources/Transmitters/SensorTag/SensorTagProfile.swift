@@ -1,7 +1,7 @@
 import Bluetooth
 
-/// The TI SensorTag CC2541 (the 2013 "v1" SensorTag; protocols.md §6; bluepy sensortag.py,
-/// node-sensortag cc2540.js and common.js).
+/// The TI SensorTag CC2541 (the 2013 "v1" SensorTag; docs/protocols/sensortag.md; bluepy
+/// sensortag.py, node-sensortag cc2540.js and common.js).
 ///
 /// Every sensor is a TI-base service `F000xxxx-0451-4000-B000-000000000000` with three
 /// characteristics: data (read/notify), configuration (write 0x01 on, 0x00 off) and, in firmware

@@ -1,7 +1,7 @@
 import Bluetooth
 
-/// The xDrip / xBridge Wixel bridge for the Dexcom G4 (protocols.md §4): a Wixel radio that
-/// hears the G4 transmitter's 5-minute broadcast and relays it over an HM-10 serial module.
+/// The xDrip / xBridge Wixel bridge for the Dexcom G4 (docs/protocols/xbridge.md): a Wixel radio
+/// that hears the G4 transmitter's 5-minute broadcast and relays it over an HM-10 serial module.
 ///
 /// Sources: wixel-xDrip `apps/dexdrip/dexdrip.c` (classic ASCII), jstevensog/wixel-sdk
 /// `apps/xBridge2/xBridge2.c` 2.48c (binary protocol, TXID table), xDrip

@@ -1,6 +1,7 @@
 import Wire
 
-/// One notification from an xDrip/xBridge Wixel (protocols.md §4.2–4.3).
+/// One notification from an xDrip/xBridge Wixel (docs/protocols/xbridge.md §ASCII packet, §Binary
+/// packets).
 ///
 /// Telling the forms apart: a lone 0x00 is the null packet xDrip ignores; `07 F1` is the
 /// beacon; `11 00` or `15 00` a binary data packet (xDrip DexCollectionService.java checks byte
@@ -193,7 +194,8 @@ public struct XBridgeASCIIPacket: Hashable, Sendable {
     }
 }
 
-/// Packets app → bridge (protocols.md §4.3; xDrip DexCollectionService.java, xdripswift).
+/// Packets app → bridge (docs/protocols/xbridge.md §Binary packets; xDrip
+/// DexCollectionService.java, xdripswift).
 public enum XBridgeCommand: Hashable, Sendable {
     /// `02 F0`: "acknowledged, go to sleep", after each valid data packet. Without it the
     /// bridge keeps resending and stays awake, draining its battery.

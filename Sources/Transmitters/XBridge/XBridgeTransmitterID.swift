@@ -1,9 +1,9 @@
 /// A Dexcom G4 transmitter ID: 5 characters from a 32-symbol alphabet, packed into the u32 the
-/// G4 radio and the xBridge firmware use (protocols.md §4.4).
+/// G4 radio and the xBridge firmware use (docs/protocols/xbridge.md §Transmitter ID).
 ///
 /// Alphabet (xBridge2.c `SrcNameTable`, wixel-xDrip `asciiToDexcomSrc`, xDrip `convertSrc`):
 /// `0-9 A-H J-N P-U W-Y`, i.e. no I, O, V or Z. value = c0<<20 | c1<<15 | c2<<10 | c3<<5 | c4.
-/// Example: `ABCDE` is 0x00A5B1AE (protocols.md, [verified]).
+/// Example: `ABCDE` is 0x00A5B1AE (docs/protocols/xbridge.md §Transmitter ID, recomputed).
 ///
 /// xDrip maps an unknown character to 32 and xdripswift to 0; both silently produce an ID that
 /// matches no transmitter or the wrong one. Here an unknown character is a configuration error.

@@ -6,8 +6,8 @@ import Transmitters
 /// The drivers' sensor-state vocabulary, taken from the drivers' own types where they have
 /// one (so a renamed state breaks this test, not the alarm), mapped to lifecycles.
 @Suite struct SensorLifecycleTests {
-    /// Every Dexcom calibration state byte 0x00-0x12 and beyond (protocols.md §1.6), by the
-    /// words `Dexcom.CalibrationState.description` gives it.
+    /// Every Dexcom calibration state byte 0x00-0x12 and beyond (docs/protocols/dexcom-g5-g6.md
+    /// §Calibration state and trend), by the words `Dexcom.CalibrationState.description` gives it.
     @Test(arguments: [
         (UInt8(0x00), nil), (0x01, .ended(reason: "stopped")), (0x02, .warmingUp), (0x03, nil),
         (0x04, .awaitingCalibration), (0x05, .awaitingCalibration), (0x06, .running), (0x07, .running),

@@ -12,8 +12,9 @@ import Wire
     }
 
     /// The text the Dexcom driver writes (`"battery " + BatteryStatusRx.summary`), built from
-    /// the CGMBLEKit sample reply `23 00 3c 01 2f 01 cd 02 1f 24 7b ae` (protocols.md §1.5):
-    /// voltage A 0x013C = 316, B 0x012F = 303, 717 Ω, 31 days, 36 °C.
+    /// the CGMBLEKit sample reply `23 00 3c 01 2f 01 cd 02 1f 24 7b ae`
+    /// (docs/protocols/dexcom-g5-g6.md §Control messages): voltage A 0x013C = 316, B 0x012F = 303,
+    /// 717 Ω, 31 days, 36 °C.
     @Test func dexcomVoltageAFromTheDriversSummary() throws {
         let reply = try Dexcom.BatteryStatusRx(decoding: [UInt8](hex: "23003c012f01cd021f247bae"))
         let info = TransmitterInfo(hardware: "battery \(reply.summary)")

@@ -316,8 +316,8 @@ struct SimulatedWorld {
 }
 
 /// The simulated heart-rate monitor's attribute table, as `SimulatedDevices.heartRateMonitor`
-/// lays it out from handle 1 (shared/reference/protocols.md §5.1–5.4; derived by hand from
-/// the service list, not read back from the simulator).
+/// lays it out from handle 1 (docs/protocols/sig-heart-rate.md and sig-common.md; derived by
+/// hand from the service list, not read back from the simulator).
 enum HRM {
     static let address = DeviceAddress(Address(value: 0xC0_11_22_33_44_55), type: .random)
     static let heartRateService: UInt16 = 0x0001

@@ -4,7 +4,7 @@ import Wire
 
 @Suite struct BTHomeObjectTests {
     /// One object per row: its bytes (ID first) and the decoded value. Hand-assembled from the
-    /// ID table in protocols.md §7.1 (bthome-ble const.py): little-endian, value × factor.
+    /// ID table in docs/protocols/bthome.md (bthome-ble const.py): little-endian, value × factor.
     static let vectors: [(bytes: [UInt8], quantity: BTHomeObject.Quantity, value: BTHomeObject.Value)] = [
         ([0x00, 0x09], .packetID, .number(9)),
         ([0x01, 0x61], .battery, .number(97)),

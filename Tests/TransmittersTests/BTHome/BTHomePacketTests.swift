@@ -19,7 +19,7 @@ import Wire
     }
 
     @Test func plainPacketEveryField() throws {
-        // Hand-assembled from protocols.md §7.1: v2 plain (0x40), packet id 9, battery 97 %,
+        // Hand-assembled from docs/protocols/bthome.md: v2 plain (0x40), packet id 9, battery 97 %,
         // temperature 25.06 °C, humidity 50.55 %.
         let packet = try BTHomePacket(decoding: [UInt8](hex: "40 0009 0161 02CA09 03BF13"), advertiser: Self.mac)
         #expect(packet.deviceInformation.rawValue == 0x40)

@@ -3,8 +3,9 @@ import Testing
 import Wire
 @testable import Transmitters
 
-/// Bubble messages per protocols.md §2.2. No real Bubble capture was available: these vectors
-/// are built from the documented layout, each field chosen distinct so a misplaced read shows.
+/// Bubble messages per docs/protocols/miaomiao-bubble.md §Bubble. No real Bubble capture was
+/// available: these vectors are built from the documented layout, each field chosen distinct so a
+/// misplaced read shows.
 @Suite struct BubbleMessageTests {
     @Test func info() throws {
         // 80, ?, firmware 2.6, battery 87 %, …, hardware 1.4 (the last two bytes).

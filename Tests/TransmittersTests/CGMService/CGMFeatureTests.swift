@@ -4,8 +4,8 @@ import Wire
 @testable import Transmitters
 
 /// CGM Feature, Status, Session Start Time, Session Run Time and SOCP (gatt-xml cgm_*.xml;
-/// protocols.md §5.5, §5.7). Vectors hand-assembled; E2E-CRCs from a Python CRC-16/MCRF4XX
-/// (check value 0x6F91).
+/// docs/protocols/sig-common.md §Date Time; docs/protocols/sig-cgm.md §CGM Feature). Vectors
+/// hand-assembled; E2E-CRCs from a Python CRC-16/MCRF4XX (check value 0x6F91).
 @Suite struct CGMFeatureTests {
     @Test func decodesAFeatureWithE2ECRC() throws {
         // calibration, E2E-CRC, trend, quality (bits 0, 12, 15, 16) = 0x019001; ISF (9) at subcutaneous tissue (5).

@@ -4,9 +4,9 @@ import Wire
 @testable import Transmitters
 
 @Suite struct CGMMeasurementTests {
-    // Hand-assembled per gatt-xml cgm_measurement.xml (protocols.md §5.7); the E2E-CRCs were
-    // computed with a Python CRC-16/MCRF4XX whose check value ("123456789" → 0x6F91) matches
-    // the catalogue.
+    // Hand-assembled per gatt-xml cgm_measurement.xml (docs/protocols/sig-cgm.md §CGM Measurement);
+    // the E2E-CRCs were computed with a Python CRC-16/MCRF4XX whose check value ("123456789" →
+    // 0x6F91) matches the catalogue.
     static let minimal = [UInt8](hex: "06 00 78 00 05 00")
     /// flags 0xE3: all three SSA octets (warning 0x01, cal/temp 0x02, status 0x04), trend
     /// 0xFFF1 = −15 × 10⁻¹ = −1.5 mg/dL/min, quality 0x005F = 95 %, and the E2E-CRC.
@@ -37,8 +37,9 @@ import Wire
         #expect(r.quality?.doubleValue == 95)
         #expect(r.hasE2ECRC)
         #expect(r.encoded == Self.everything)
-        // The two readings of the SSA octets (protocols.md §5.7, appendix item 13):
-        // SIG names: status 0x04 → bit 2, cal/temp 0x02 → bit 9, warning 0x01 → bit 16.
+        // The two readings of the SSA octets (docs/protocols/sig-cgm.md §CGM Measurement;
+        // docs/protocols/sources-disagree.md §SIG profiles): SIG names: status 0x04 → bit 2,
+        // cal/temp 0x02 → bit 9, warning 0x01 → bit 16.
         #expect(r.annunciation == [.sensorTypeIncorrect, .calibrationNotAllowed, .resultLowerThanPatientLow])
         // Nordic: the first octet (0x01) → bit 0, the second → bit 9, the third (0x04) → bit 18.
         #expect(r.annunciationAsNordicReadsIt == [.sessionStopped, .calibrationNotAllowed, .resultLowerThanHypoLevel])

@@ -5,7 +5,7 @@ import Wire
 
 @Suite struct CGMServiceProfileTests {
     // CGMS: service 0x181F; 0x2AA7 measurement, 0x2AA8 feature, 0x2AA9 status, 0x2AAA start
-    // time, 0x2AAB run time, 0x2AAC SOCP, 0x2A52 RACP (protocols.md §5.7).
+    // time, 0x2AAB run time, 0x2AAC SOCP, 0x2A52 RACP (docs/protocols/sig-cgm.md).
     @Test func declaresTheCGMService() {
         let profile = CGMServiceProfile.profile
         #expect(profile.advertisedService == 0x181F)

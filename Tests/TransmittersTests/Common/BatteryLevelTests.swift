@@ -4,7 +4,8 @@ import Wire
 @testable import Transmitters
 
 @Suite struct BatteryLevelTests {
-    // gatt-xml battery_level.xml: u8 0–100 %, 101–255 reserved (protocols.md §5.3).
+    // gatt-xml battery_level.xml: u8 0–100 %, 101–255 reserved (docs/protocols/sig-common.md
+    // §Battery Level).
     @Test(arguments: [UInt8(0), 1, 0x32, 0x63, 0x64])
     func decodesZeroThroughHundred(raw: UInt8) throws {
         let level = try BatteryLevel.decode([raw])

@@ -3,7 +3,7 @@ import Wire
 @testable import Transmitters
 
 @Suite struct BodySensorLocationTests {
-    // gatt-xml body_sensor_location.xml (protocols.md §5.2).
+    // gatt-xml body_sensor_location.xml (docs/protocols/sig-heart-rate.md §Body Sensor Location).
     @Test(arguments: [
         (UInt8(0), BodySensorLocation.other, "other"), (1, .chest, "chest"), (2, .wrist, "wrist"),
         (3, .finger, "finger"), (4, .hand, "hand"), (5, .earLobe, "ear lobe"), (6, .foot, "foot"),

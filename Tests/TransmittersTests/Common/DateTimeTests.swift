@@ -4,8 +4,8 @@ import Wire
 @testable import Transmitters
 
 @Suite struct DateTimeTests {
-    // gatt-xml date_time.xml layout (protocols.md §5.5): 2026-11-22 07:30:00 = ea 07 0b 16 07 1e 00;
-    // epoch seconds computed with Python's calendar.timegm.
+    // gatt-xml date_time.xml layout (docs/protocols/sig-common.md §Date Time): 2026-11-22 07:30:00
+    // = ea 07 0b 16 07 1e 00; epoch seconds computed with Python's calendar.timegm.
     @Test func decodesEveryField() throws {
         var reader = ByteReader([UInt8](hex: "ea 07 0b 16 07 1e 00"))
         let time = try DateTime(from: &reader)

@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func mapsCharacteristics() {
-        // protocols.md §5.4: 0x2A24 model … 0x2A29 manufacturer.
+        // docs/protocols/sig-common.md §Device Information: 0x2A24 model … 0x2A29 manufacturer.
         let expected: [(DeviceInformationString, UInt16)] = [
             (.modelNumber, 0x2A24), (.serialNumber, 0x2A25), (.firmwareRevision, 0x2A26),
             (.hardwareRevision, 0x2A27), (.softwareRevision, 0x2A28), (.manufacturerName, 0x2A29),

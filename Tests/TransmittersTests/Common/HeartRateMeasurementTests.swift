@@ -15,7 +15,8 @@ import Wire
     }
 
     // Hand-assembled from the field table of gatt-xml heart_rate_measurement.xml
-    // (protocols.md §5.1): flags, rate u8/u16, [energy u16 kJ], [RR u16 × n, 1/1024 s].
+    // (docs/protocols/sig-heart-rate.md §Heart Rate Measurement): flags, rate u8/u16, [energy u16
+    // kJ], [RR u16 × n, 1/1024 s].
     static let vectors: [Vector] = [
         Vector(hex: "00 48", bpm: 72, uint16: false, contact: .notReported, energy: nil, rr: []),
         Vector(hex: "01 34 01", bpm: 308, uint16: true, contact: .notReported, energy: nil, rr: []),

@@ -3,8 +3,9 @@ import Wire
 @testable import Transmitters
 
 @Suite struct IEEE11073Tests {
-    // Raw values and meanings from protocols.md §5.8 (ISO/IEEE 11073-20601; examples 0xC078 and
-    // 0xF07E marked [verified] there); the rest hand-computed from the bit layout.
+    // Raw values and meanings from docs/protocols/sig-common.md §SFLOAT and FLOAT (ISO/IEEE
+    // 11073-20601; examples 0xC078 and 0xF07E marked [verified] there); the rest hand-computed from
+    // the bit layout.
     @Test(arguments: [
         (UInt16(0xC078), IEEE11073.Value.number(mantissa: 120, exponent: -4), 0.012 as Double?),
         (0xF07E, .number(mantissa: 126, exponent: -1), 12.6),

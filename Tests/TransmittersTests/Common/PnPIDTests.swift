@@ -3,8 +3,9 @@ import Wire
 @testable import Transmitters
 
 @Suite struct PnPIDTests {
-    // protocols.md §5.4: source u8, vendor u16, product u16, version u16. Hand-assembled with the
-    // Bluetooth SIG company identifier 0x006B (Polar Electro Oy) as vendor.
+    // docs/protocols/sig-common.md §Device Information: source u8, vendor u16, product u16, version
+    // u16. Hand-assembled with the Bluetooth SIG company identifier 0x006B (Polar Electro Oy) as
+    // vendor.
     @Test func decodesFields() throws {
         let bytes = [UInt8](hex: "01 6B 00 34 12 78 56")
         let id = try PnPID(decoding: bytes)

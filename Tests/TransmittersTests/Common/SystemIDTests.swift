@@ -3,7 +3,8 @@ import Wire
 @testable import Transmitters
 
 @Suite struct SystemIDTests {
-    // protocols.md §5.4: u40 manufacturer identifier, then u24 OUI, each least-significant first.
+    // docs/protocols/sig-common.md §Device Information: u40 manufacturer identifier, then u24 OUI,
+    // each least-significant first.
     @Test func decodesFields() throws {
         let id = try SystemID(decoding: [UInt8](hex: "01 02 03 04 05 06 07 08"))
         #expect(id.manufacturerIdentifier == 0x05_0403_0201)

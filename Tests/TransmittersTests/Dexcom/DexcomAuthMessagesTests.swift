@@ -2,7 +2,8 @@ import Testing
 import Wire
 @testable import Transmitters
 
-// Layouts from protocols.md §1.4 (CGMBLEKit Messages/*, xDrip g5model/*, xdrip-js lib/messages/*).
+// Layouts from docs/protocols/dexcom-g5-g6.md §Authentication (CGMBLEKit Messages/*, xDrip
+// g5model/*, xdrip-js lib/messages/*).
 struct DexcomAuthMessagesTests {
     @Test func authRequestTx() throws {
         let token: [UInt8] = [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF]
@@ -15,7 +16,8 @@ struct DexcomAuthMessagesTests {
     }
 
     @Test func authChallengeRx() throws {
-        // tokenHash = hash(0123456789abcdef) under ID 123456 (the protocols.md §1.4 vector), challenge 1..8.
+        // tokenHash = hash(0123456789abcdef) under ID 123456 (the docs/protocols/dexcom-g5-g6.md
+        // §Authentication vector), challenge 1..8.
         let bytes = [UInt8](hex: "03 e6 0d 4a 79 99 b0 fb b2 01 02 03 04 05 06 07 08")
         let message = try Dexcom.AuthChallengeRx(decoding: bytes)
         #expect(message.tokenHash == [UInt8](hex: "e6 0d 4a 79 99 b0 fb b2"))

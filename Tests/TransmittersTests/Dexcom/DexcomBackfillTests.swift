@@ -3,7 +3,7 @@ import Wire
 @testable import Transmitters
 
 struct DexcomBackfillTests {
-    // CGMBLEKit GlucoseBackfillMessageTests (protocols.md §1.7) [verified].
+    // CGMBLEKit GlucoseBackfillMessageTests (docs/protocols/dexcom-g5-g6.md §Backfill) [verified].
     static let completionBytes = [UInt8](hex: "51000100b7ff52006604530032000000e6cb9805")
     static let frames = [
         [UInt8](hex: "0100bc460000b7ff52008b0006eee30053008500"),

@@ -1,7 +1,8 @@
 import Testing
 @testable import Transmitters
 
-// protocols.md §1.6: usable glucose per xDrip `usableGlucose` and xdrip-js is 0x06 and 0x07.
+// docs/protocols/dexcom-g5-g6.md §Calibration state and trend: usable glucose per xDrip
+// `usableGlucose` and xdrip-js is 0x06 and 0x07.
 struct DexcomCalibrationStateTests {
     @Test func usableStates() {
         let usable = (0...255).filter { Dexcom.CalibrationState(rawValue: UInt8($0)).hasUsableGlucose }

@@ -3,7 +3,8 @@ import Wire
 @testable import Transmitters
 
 struct DexcomControlMessagesTests {
-    // CGMBLEKit TransmitterTimeRxMessageTests, protocols.md §1.5 worked example [verified CRC].
+    // CGMBLEKit TransmitterTimeRxMessageTests, docs/protocols/dexcom-g5-g6.md §Control messages
+    // worked example [verified CRC].
     @Test func transmitterTime() throws {
         let bytes = [UInt8](hex: "25 00 47 02 72 00 7c ff 71 00 01 00 00 00 fa 1d")
         let time = try Dexcom.TransmitterTimeRx(decoding: bytes)
@@ -18,7 +19,8 @@ struct DexcomControlMessagesTests {
         #expect(try Dexcom.TransmitterTimeRx(decoding: none.bytes).sessionStartTime == nil)
     }
 
-    // CGMBLEKit GlucoseRxMessageTests (protocols.md §1.5 worked examples) [verified CRCs].
+    // CGMBLEKit GlucoseRxMessageTests (docs/protocols/dexcom-g5-g6.md §Control messages worked
+    // examples) [verified CRCs].
     @Test func glucoseG5() throws {
         let bytes = [UInt8](hex: "31 00 68 0a 00 00 8a 71 57 00 cc 00 06 ff c4 2a")
         let g = try Dexcom.GlucoseRx(decoding: bytes)
@@ -43,8 +45,9 @@ struct DexcomControlMessagesTests {
         #expect(displayOnly.trend == -29)
     }
 
-    /// G6 0x4F in both readings of protocols.md §1.5: 16 bytes (CGMBLEKit) and 18 bytes with a
-    /// predicted value (xDrip EGlucoseRxMessage). Built from the G5 vector's fields.
+    /// G6 0x4F in both readings of docs/protocols/dexcom-g5-g6.md §Control messages: 16 bytes
+    /// (CGMBLEKit) and 18 bytes with a predicted value (xDrip EGlucoseRxMessage). Built from the G5
+    /// vector's fields.
     @Test func glucoseG6BothLengths() throws {
         let short = Dexcom.GlucoseRx(opcode: 0x4F, sequence: 2664, timestamp: 5_730_698, glucoseField: 204, calibrationState: .ok, trend: -1)
         #expect(short.bytes.count == 16)
@@ -78,7 +81,8 @@ struct DexcomControlMessagesTests {
         }
     }
 
-    /// SensorRx in its three lengths (protocols.md §1.5 "SensorRx variants"); values built here.
+    /// SensorRx in its three lengths (docs/protocols/dexcom-g5-g6.md §Control messages); values
+    /// built here.
     @Test func sensorVariants() throws {
         let counts = Dexcom.SensorRx(timestamp: 5_730_698, raw: .counts(unfiltered: 180_000, filtered: 176_000))
         #expect(counts.bytes.count == 16)
@@ -94,7 +98,8 @@ struct DexcomControlMessagesTests {
         #expect(throws: WireError.self) { try Dexcom.SensorRx(decoding: Array(counts.bytes.prefix(12))) }
     }
 
-    // CGMBLEKit BatteryStatusTxMessage.swift comment sample (protocols.md §1.5) [CRC checked here].
+    // CGMBLEKit BatteryStatusTxMessage.swift comment sample (docs/protocols/dexcom-g5-g6.md
+    // §Control messages) [CRC checked here].
     @Test func batteryLongForm() throws {
         let bytes = [UInt8](hex: "23 00 3c 01 2f 01 cd 02 1f 24 7b ae")
         let b = try Dexcom.BatteryStatusRx(decoding: bytes)

@@ -3,7 +3,8 @@ import Wire
 @testable import Transmitters
 
 struct DexcomControlRequestTests {
-    // protocols.md §1.3 "Ready-to-send 3-byte requests" [verified]; 4E 0A A9 also in xDrip libkeks Config.java.
+    // docs/protocols/dexcom-g5-g6.md §Framing and CRC [verified]; 4E 0A A9 also in xDrip libkeks
+    // Config.java.
     @Test(arguments: [
         (Dexcom.ControlRequest.transmitterTime, "24 E6 64", UInt8(0x25)),
         (.glucoseG5, "30 53 36", 0x31),
@@ -20,7 +21,8 @@ struct DexcomControlRequestTests {
         #expect(request.replyOpcode == reply)
     }
 
-    // CGMBLEKit GlucoseRxMessageTests: CRC 0x2AC4 stored as c4 2a (protocols.md §1.3) [verified].
+    // CGMBLEKit GlucoseRxMessageTests: CRC 0x2AC4 stored as c4 2a (docs/protocols/dexcom-g5-g6.md
+    // §Framing and CRC) [verified].
     @Test func crcAppendedLowByteFirst() {
         let body = [UInt8](hex: "31 00 68 0a 00 00 8a 71 57 00 cc 00 06 ff")
         #expect(CRC16.xmodem(body) == 0x2AC4)

@@ -3,7 +3,8 @@ import Testing
 @testable import Transmitters
 
 struct DexcomProfileTests {
-    // protocols.md §1.1–1.2 (CGMBLEKit BluetoothServices.swift).
+    // docs/protocols/dexcom-g5-g6.md §Discovery and identity, §GATT layout (CGMBLEKit
+    // BluetoothServices.swift).
     @Test func uuids() {
         #expect(DexcomProfile.cgmService == BluetoothUUID("F8083532-849E-531C-C594-30F1F86A4EA5"))
         #expect(DexcomProfile.communication == BluetoothUUID("F8083533-849E-531C-C594-30F1F86A4EA5"))

@@ -3,7 +3,8 @@ import Wire
 @testable import Transmitters
 
 struct DexcomTransmitterIDTests {
-    // protocols.md §1.4 [verified]; CGMBLEKit CGMBLEKitTests/TransmitterIDTests.swift.
+    // docs/protocols/dexcom-g5-g6.md §Authentication [verified]; CGMBLEKit
+    // CGMBLEKitTests/TransmitterIDTests.swift.
     @Test func hashVectorForID123456() {
         let key = Dexcom.cryptKey(forID: "123456")
         #expect(key == Array("0012345600123456".utf8))

@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func propertyBitsMatchTheCoreSpec() {
-        // Core v5.4 Vol 3 Part G §3.3.1.1 (protocols.md §8.7).
+        // Core v5.4 Vol 3 Part G §3.3.1.1 (docs/protocols/att-l2cap.md §ATT).
         let bits: [(CharacteristicProperties, UInt8)] = [
             (.broadcast, 0x01), (.read, 0x02), (.writeWithoutResponse, 0x04), (.write, 0x08),
             (.notify, 0x10), (.indicate, 0x20), (.authenticatedSignedWrites, 0x40), (.extendedProperties, 0x80),

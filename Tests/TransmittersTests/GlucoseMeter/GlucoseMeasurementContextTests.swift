@@ -4,10 +4,11 @@ import Wire
 @testable import Transmitters
 
 @Suite struct GlucoseMeasurementContextTests {
-    // Hand-assembled per gatt-xml glucose_measurement_context.xml (protocols.md §5.6), every flag
-    // (0xFF): sequence 42, extended flags 0, carbohydrate 1 (breakfast) 0xE005 = 0.05 kg, meal 1
-    // (preprandial), tester 1 / health 2 (0x21), exercise 3600 s at 50 %, medication 4 (long-acting)
-    // 0xD00A = 10 × 10⁻³ l (bit 5 set), HbA1c 0xF041 = 6.5 %.
+    // Hand-assembled per gatt-xml glucose_measurement_context.xml (docs/protocols/sig-glucose.md
+    // §Glucose Measurement Context), every flag (0xFF): sequence 42, extended flags 0, carbohydrate
+    // 1 (breakfast) 0xE005 = 0.05 kg, meal 1 (preprandial), tester 1 / health 2 (0x21), exercise
+    // 3600 s at 50 %, medication 4 (long-acting) 0xD00A = 10 × 10⁻³ l (bit 5 set), HbA1c 0xF041 =
+    // 6.5 %.
     @Test func decodesEveryField() throws {
         let c = try GlucoseMeasurementContext(decoding: [UInt8](hex: "ff 2a 00 00 01 05 e0 01 21 10 0e 32 04 0a d0 41 f0"))
         #expect(c.flags.rawValue == 0xFF)

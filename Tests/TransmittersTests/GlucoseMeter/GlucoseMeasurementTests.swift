@@ -7,9 +7,10 @@ import Wire
 @Suite struct GlucoseMeasurementTests {
     static let time = DateTime(year: 2026, month: 11, day: 22, hours: 7, minutes: 30, seconds: 0)
 
-    // Hand-assembled per gatt-xml glucose_measurement.xml (protocols.md §5.6): flags 0x03 (time
-    // offset, concentration kg/L), sequence 0x0102, 2026-11-22 07:30:00, offset −60 min, SFLOAT
-    // 0xB07B = 123 × 10⁻⁵ kg/L = 123 mg/dL (the [verified] vector), type 1 / location 1 (0x11).
+    // Hand-assembled per gatt-xml glucose_measurement.xml (docs/protocols/sig-glucose.md §Glucose
+    // Measurement): flags 0x03 (time offset, concentration kg/L), sequence 0x0102, 2026-11-22
+    // 07:30:00, offset −60 min, SFLOAT 0xB07B = 123 × 10⁻⁵ kg/L = 123 mg/dL (the [verified]
+    // vector), type 1 / location 1 (0x11).
     @Test func decodesTheKilogramsPerLiterVector() throws {
         let bytes = [UInt8](hex: "03 02 01 ea 07 0b 16 07 1e 00 c4 ff 7b b0 11")
         let m = try GlucoseMeasurement(decoding: bytes)

@@ -3,7 +3,7 @@ import Testing
 @testable import Transmitters
 
 @Suite struct GlucoseMeterProfileTests {
-    // GLS: service 0x1808, Glucose Measurement 0x2A18, RACP 0x2A52 (protocols.md §5.6).
+    // GLS: service 0x1808, Glucose Measurement 0x2A18, RACP 0x2A52 (docs/protocols/sig-glucose.md).
     @Test func declaresTheGlucoseService() {
         let profile = GlucoseMeterProfile.profile
         #expect(profile.advertisedService == 0x1808)

@@ -3,7 +3,7 @@ import Wire
 @testable import Transmitters
 
 @Suite struct RecordAccessControlPointTests {
-    // protocols.md §5.6 "Typical session" and the opcode/operator table.
+    // docs/protocols/sig-glucose.md §Record Access Control Point and the opcode/operator table.
     @Test(arguments: [
         (RACP.Request.reportAllRecords, [UInt8](hex: "01 01"), RACP.Opcode.reportStoredRecords),
         (.reportRecords(atLeast: 0x012A), [UInt8](hex: "01 03 01 2a 01"), .reportStoredRecords),

@@ -3,7 +3,8 @@ import Testing
 @testable import Transmitters
 
 @Suite struct HeartRateProfileTests {
-    // HRS: service 0x180D advertised and served, measurements on 0x2A37 (protocols.md §5.1).
+    // HRS: service 0x180D advertised and served, measurements on 0x2A37
+    // (docs/protocols/sig-heart-rate.md §Heart Rate Measurement).
     @Test func declaresTheHeartRateService() {
         let profile = HeartRateProfile.profile
         #expect(profile.advertisedService == 0x180D)

@@ -3,7 +3,8 @@ import Wire
 @testable import Transmitters
 
 @Suite struct LibreFRAMTests {
-    /// The real xDrip dump (LibreFixtures.xDripLibre1), with the values protocols.md §3 lists.
+    /// The real xDrip dump (LibreFixtures.xDripLibre1), with the values
+    /// docs/protocols/libre-fram.md lists.
     @Test func realDump() throws {
         let fram = try LibreFRAM(decoding: LibreFixtures.xDripLibre1)
         #expect(fram.sensorState == .ready)

@@ -5,10 +5,11 @@ import Wire
 /// Real and derived Libre 1 data for the Libre, MiaoMiao and Bubble tests.
 enum LibreFixtures {
     /// A real Libre 1 FRAM: `data_libre1` in xDrip app/src/test/java/com/eveningoutpost/dexdrip/
-    /// NFCReaderXTest.java (NightscoutFoundation/xDrip, read at commit 741f8b05f696). protocols.md
-    /// §3 lists its CRCs (header 0x9945, body 0x2446, footer 0x6A4F), state 3, trend index 0,
-    /// history index 12, age 4993 min and maximum wear 20824 min, all recomputed independently.
-    /// The bytes live once, with the simulated MiaoMiao that serves them.
+    /// NFCReaderXTest.java (NightscoutFoundation/xDrip, read at commit 741f8b05f696).
+    /// docs/protocols/libre-fram.md §Block CRC and §Fields list its CRCs (header 0x9945, body
+    /// 0x2446, footer 0x6A4F), state 3, trend index 0, history index 12, age 4993 min and maximum
+    /// wear 20824 min, all recomputed independently. The bytes live once, with the simulated
+    /// MiaoMiao that serves them.
     static let xDripLibre1 = SimulatedMiaoMiao.xDripLibre1FRAM
 
     /// Newest-first 13-bit raw values of the dump's trend ring (slots 15, 14, …, 0), read off

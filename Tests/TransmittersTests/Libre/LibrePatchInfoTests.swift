@@ -3,7 +3,8 @@ import Wire
 @testable import Transmitters
 
 @Suite struct LibrePatchInfoTests {
-    /// Family bytes per xdripswift LibreSensorType.swift (protocols.md §2.1).
+    /// Family bytes per xdripswift LibreSensorType.swift (docs/protocols/miaomiao-bubble.md
+    /// §MiaoMiao).
     @Test(arguments: [
         (UInt8(0xDF), LibrePatchInfo.Family.libre1), (0xA2, .libre1), (0x9D, .libre2EU), (0xC5, .libre2EU),
         (0xC6, .libre2PlusEU), (0x7F, .libre2PlusEU), (0xE5, .libreUS14Day), (0xE6, .libreUS14Day),

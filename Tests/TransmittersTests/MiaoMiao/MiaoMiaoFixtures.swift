@@ -2,8 +2,9 @@ import Wire
 @testable import Transmitters
 
 /// MiaoMiao packets around the real Libre 1 FRAM. The 18-byte header and the patchInfo are
-/// synthetic (no real MiaoMiao capture was available): laid out per protocols.md §2.1, with
-/// a made-up sensor UID, 87 % battery, firmware 00 39 and hardware 00 01.
+/// synthetic (no real MiaoMiao capture was available): laid out per
+/// docs/protocols/miaomiao-bubble.md §MiaoMiao, with a made-up sensor UID, 87 % battery, firmware
+/// 00 39 and hardware 00 01.
 enum MiaoMiaoFixtures {
     static let uid = [UInt8](hex: "2c 5e 8b 00 00 a4 07 e0")
 

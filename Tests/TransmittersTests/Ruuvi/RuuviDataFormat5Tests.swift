@@ -5,7 +5,8 @@ import Wire
 @testable import Transmitters
 
 @Suite struct RuuviDataFormat5Tests {
-    /// The specification's test vector (ruuvi dataformat_05.md; protocols.md §7.2, [verified]).
+    /// The specification's test vector (ruuvi dataformat_05.md; docs/protocols/ruuvi.md,
+    /// [verified]).
     static let valid = [UInt8](hex: "05 12FC 5394 C37C 0004 FFFC 040C AC36 42 00CD CBB8334C884F")
 
     @Test func specificationVectorEveryField() throws {
@@ -25,7 +26,8 @@ import Wire
         #expect(data.mac?.description == "CB:B8:33:4C:88:4F")
     }
 
-    /// Every field at its "not available" value (the table in protocols.md §7.2): nil, not a number.
+    /// Every field at its "not available" value (the table in docs/protocols/ruuvi.md): nil, not a
+    /// number.
     @Test func everyNotAvailableValue() throws {
         let data = try RuuviDataFormat5(decoding: [UInt8](hex: "05 8000 FFFF FFFF 8000 8000 8000 FFFF FF FFFF FFFFFFFFFFFF"))
         #expect(data == RuuviDataFormat5())

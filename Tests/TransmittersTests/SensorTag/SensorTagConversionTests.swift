@@ -3,8 +3,9 @@ import Testing
 import Wire
 @testable import Transmitters
 
-/// Expected values computed independently in Python from the formulas in protocols.md §6
-/// (`(Tdie**4 + f/S)**0.25 - 273.15` with the constants there; SHT21 with masked raw words).
+/// Expected values computed independently in Python from the formulas in
+/// docs/protocols/sensortag.md (`(Tdie**4 + f/S)**0.25 - 273.15` with the constants there; SHT21
+/// with masked raw words).
 @Suite struct SensorTagConversionTests {
     func close(_ a: Double?, _ b: Double, within tolerance: Double = 1e-9) -> Bool {
         guard let a else { return false }

@@ -3,8 +3,9 @@ import Wire
 @testable import Transmitters
 
 @Suite struct XBridgePacketTests {
-    // Hand-assembled from the xBridge2 `RawRecord` layout (protocols.md §4.3): raw 123632,
-    // filtered×2 247264, G4 battery 214, bridge 87 %, TXID 6ABCD (0x00652D8D), delay 2500 ms, level 1.
+    // Hand-assembled from the xBridge2 `RawRecord` layout (docs/protocols/xbridge.md §Binary
+    // packets): raw 123632, filtered×2 247264, G4 battery 214, bridge 87 %, TXID 6ABCD
+    // (0x00652D8D), delay 2500 ms, level 1.
     static let longData = [UInt8](hex: "15 00 f0 e2 01 00 e0 c5 03 00 d6 57 8d 2d 65 00 c4 09 00 00 01")
     // The older 17-byte form of the same values, without the delay.
     static let shortData = [UInt8](hex: "11 00 f0 e2 01 00 e0 c5 03 00 d6 57 8d 2d 65 00 01")
@@ -50,8 +51,8 @@ import Wire
         #expect(try XBridgePacket(decoding: [0x00]) == .null)
     }
 
-    // dexdrip.c `print_packet` "%lu %hhu %d", the example of protocols.md §4.2; the LimiTTer
-    // 4-field form; trailing CR/LF/NUL from other firmware.
+    // dexdrip.c `print_packet` "%lu %hhu %d", the example of docs/protocols/xbridge.md §ASCII
+    // packet; the LimiTTer 4-field form; trailing CR/LF/NUL from other firmware.
     @Test(arguments: [
         ("123632 218 0", XBridgeASCIIPacket(raw: 123_632, transmitterBattery: 218, bridgeBattery: 0)),
         ("123632 218 3712\r\n", XBridgeASCIIPacket(raw: 123_632, transmitterBattery: 218, bridgeBattery: 3712)),
@@ -90,7 +91,7 @@ import Wire
     @Test func commandsEncode() throws {
         #expect(XBridgeCommand.acknowledge.encoded == [0x02, 0xF0])
         #expect(XBridgeCommand.setTransmitterID(try XBridgeTransmitterID("6ABCD")).encoded == [UInt8](hex: "06 01 8d 2d 65 00"))
-        // protocols.md §4.4 vector, u32le.
+        // docs/protocols/xbridge.md §Transmitter ID vector, u32le.
         #expect(XBridgeCommand.setTransmitterID(try XBridgeTransmitterID("ABCDE")).encoded == [UInt8](hex: "06 01 ae b1 a5 00"))
     }
 }

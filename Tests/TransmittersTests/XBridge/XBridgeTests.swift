@@ -3,7 +3,8 @@ import Testing
 @testable import Transmitters
 
 @Suite struct XBridgeTests {
-    // HM-10 serial service FFE0 / characteristic FFE1 (xDrip HM10Attributes.java; protocols.md §4.1).
+    // HM-10 serial service FFE0 / characteristic FFE1 (xDrip HM10Attributes.java;
+    // docs/protocols/xbridge.md §Transport).
     @Test func declaresTheHM10SerialProfile() {
         let profile = XBridge.profile
         #expect(profile.service.uuid16 == 0xFFE0)

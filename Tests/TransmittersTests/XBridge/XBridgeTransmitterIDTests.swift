@@ -2,8 +2,9 @@ import Testing
 @testable import Transmitters
 
 @Suite struct XBridgeTransmitterIDTests {
-    // ABCDE → 0x00A5B1AE: protocols.md §4.4 (LimiTTer-derived source, [verified]). The others
-    // are hand-computed from c0<<20 | c1<<15 | c2<<10 | c3<<5 | c4 over the 32-symbol alphabet.
+    // ABCDE → 0x00A5B1AE: docs/protocols/xbridge.md §Transmitter ID (LimiTTer-derived source,
+    // [verified]). The others are hand-computed from c0<<20 | c1<<15 | c2<<10 | c3<<5 | c4 over the
+    // 32-symbol alphabet.
     @Test(arguments: [
         ("ABCDE", UInt32(0x00A5_B1AE)),
         ("abcde", 0x00A5_B1AE),          // case-insensitive
