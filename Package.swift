@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "Platform", dependencies: ["CPlatform", "CGPIOD", "Clocks"], swiftSettings: small),
         // SQLite 3 from the system (libsqlite3-dev; scripts/install-deps installs it).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // The rolling history: readings, alarm events, calibrations and devices in SQLite (issue 5).
+        // The rolling history: readings, alarm events, calibrations and devices in SQLite.
         .target(name: "History", dependencies: ["CSQLite", "Readings", "Alarms", "Clocks", "Platform"], swiftSettings: small),
         .executableTarget(
             name: "vigil",
@@ -73,7 +73,7 @@ let package = Package(
             dependencies: ["Wire", "Bluetooth", "HCI", "Host", "App", "Platform", "Clocks", "Simulator", "Alarms", "Transmitters", "Readings", "History"],
             path: "Sources/Benchmarks",
             swiftSettings: strict),
-        // libFuzzer entry points for every parser (issue 7); scripts/fuzz builds them with
+        // libFuzzer entry points for every parser; scripts/fuzz builds them with
         // -sanitize=fuzzer,address -DFUZZING, a plain build gets a corpus-replaying main.
         .target(
             name: "FuzzTargets",

@@ -8,7 +8,7 @@
 #
 # The venv is kept out of git (.gitignore). Bumble is pinned because the rigs rely on the
 # quirks of its virtual controller as observed in this exact version
-# (see shared/reference/bumble-peer.md); bump deliberately and re-run Tests/Rigs/check_rig.py.
+# (see docs/bumble-peer.md); bump deliberately and re-run Tests/Rigs/check_rig.py.
 set -euo pipefail
 
 BUMBLE_VERSION="${BUMBLE_VERSION:-0.0.236}"

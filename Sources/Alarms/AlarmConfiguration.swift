@@ -12,13 +12,16 @@ public struct AlarmConfiguration: Hashable, Sendable {
     public var utcOffset: Duration
     /// Devices whose silence raises signal loss.
     public var watchedDevices: [DeviceID]
-    /// Silence before signal loss, clamped to 1...30 min (issue 4: default 20, at most 30).
+    /// Silence before signal loss, clamped to 1...30 min: default 20, and never longer
+    /// than the 30 minutes after which peers sound their urgent stale-data alarm
+    /// (docs/peer-conventions.md §Alarm defaults).
     public private(set) var signalLossAfter: Duration
     /// A glucose reading older than this when it arrives (backfill), or the latest reading once
     /// this old, is stale: it never raises or re-raises a glucose alarm. Two missed 5-minute
     /// readings plus slack.
     public var glucoseFreshFor: Duration
-    /// Sounding unacknowledged this long escalates (issue 4: 5 minutes).
+    /// Sounding unacknowledged this long escalates; 5 minutes by default, the interval at which
+    /// Dexcom repeats an urgent low (docs/peer-conventions.md §Alarm defaults).
     public var escalateAfter: Duration
     /// Hysteresis: a low or high clears only once glucose is this far back inside the threshold,
     /// so a reading wobbling on the line does not raise and clear every 5 minutes.

@@ -1,7 +1,7 @@
 import Clocks
 import Readings
 
-/// The rules for each device's own alarms (issue 4 "Data", "Other sensors"): sensor life,
+/// The rules for each device's own alarms: sensor life,
 /// battery, heart rate and fridge temperature. Glucose rules stay in `AlarmEngine.swift`.
 extension AlarmEngine {
     /// What the device rules remember between inputs.

@@ -2,7 +2,7 @@ import Clocks
 import Readings
 
 /// The alarm engine: a sans-IO value fed inputs with `now`, reporting events for history, the
-/// active alarms, and the pattern to play (issue 4 "Alarm engine").
+/// active alarms, and the pattern to play.
 ///
 /// It never reads a clock: the shell calls `receive(_:at:)` for inputs and
 /// `handleDeadline(at:)` when `nextDeadline` passes, then drains `takeEvents()` and renders

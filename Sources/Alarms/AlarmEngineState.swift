@@ -11,8 +11,9 @@ public enum AlarmStateError: Error, Hashable, Sendable {
 }
 
 extension AlarmEngine {
-    /// What must survive a restart or power cut: the active alarms and "snooze all"
-    /// (issue 4: "a reboot during an active alarm brings it back").
+    /// What must survive a restart or power cut: the active alarms and "snooze all",
+    /// so that a reboot or a power cut during an active alarm brings it back instead of silencing
+    /// it.
     ///
     /// Persisted as text, with every time written relative to the moment of saving, because the
     /// monotonic clock restarts at boot; restoring rebases onto the new `now`. Downtime is not

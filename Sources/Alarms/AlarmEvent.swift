@@ -1,7 +1,7 @@
 import Clocks
 
-/// One change the history keeps (issue 4: "every raise, snooze, acknowledge, escalation and
-/// clear is an event").
+/// One change the history keeps: every raise, snooze, acknowledge, escalation and clear is an
+/// event, so what the appliance did during a night can be told afterwards.
 public struct AlarmEvent: Hashable, Sendable, CustomStringConvertible {
     public enum Change: Hashable, Sendable {
         case raised(AlarmPriority)

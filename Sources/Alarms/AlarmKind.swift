@@ -1,7 +1,7 @@
 import Readings
 
-/// Alarm priority in the manner of IEC 60601-1-8 (alarms-and-formats.md "Alarm sound
-/// conventions"): the priority is heard in the pattern, not only in the loudness.
+/// Alarm priority in the manner of IEC 60601-1-8 (docs/peer-conventions.md §Alarm
+/// sounds): the priority is heard in the pattern, not only in the loudness.
 public enum AlarmPriority: Int, Comparable, CaseIterable, Sendable, CustomStringConvertible {
     case low = 0
     case medium = 1
@@ -27,7 +27,7 @@ public enum AlarmPriority: Int, Comparable, CaseIterable, Sendable, CustomString
     }
 }
 
-/// The glucose alarms (issue 4 "Glucose"; defaults in alarms-and-formats.md "Alarm defaults").
+/// The glucose alarms (defaults from the field: docs/peer-conventions.md §Alarm defaults).
 public enum GlucoseAlarm: String, CaseIterable, Hashable, Sendable {
     case urgentLow = "urgent-low"
     case urgentLowSoon = "urgent-low-soon"
@@ -39,7 +39,7 @@ public enum GlucoseAlarm: String, CaseIterable, Hashable, Sendable {
 }
 
 /// Faults of the appliance itself: when the receiver fails, nobody else will alarm
-/// (alarms-and-formats.md "What users complain about", last item).
+/// (docs/peer-conventions.md §What users complain about, last item).
 public enum ApplianceFault: String, CaseIterable, Hashable, Sendable {
     case noController = "no-controller"
     case controllerLost = "controller-lost"
@@ -53,7 +53,8 @@ public enum ApplianceFault: String, CaseIterable, Hashable, Sendable {
 }
 
 /// One alarm channel. Signal loss is its own channel per device, so acknowledging "no data"
-/// never touches a glucose alarm (alarms-and-formats.md, "Peer rule worth keeping").
+/// never touches a glucose alarm (docs/peer-conventions.md §Alarm defaults, "Stale data is its own
+/// channel").
 public enum AlarmKind: Hashable, Comparable, Sendable, CustomStringConvertible {
     case glucose(GlucoseAlarm)
     case signalLoss(DeviceID)
@@ -170,11 +171,12 @@ public enum AlarmKind: Hashable, Comparable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether "snooze all" covers this alarm. Never urgent low (issue 4); never signal loss,
-    /// an ended sensor or appliance faults either, because while those last the appliance cannot
-    /// see an urgent low, so silencing them for hours would silence urgent low too. Everything
-    /// else about a device (informational ones included, heart rate, fridge) is covered: "snooze
-    /// all" is a person's explicit choice, and none of those blinds the glucose watch.
+    /// Whether "snooze all" covers this alarm. Never urgent low, the one alarm that must always
+    /// sound; never signal loss, an ended sensor or appliance faults either, because while those
+    /// last the appliance cannot see an urgent low, so silencing them for hours would silence
+    /// urgent low too. Everything else about a device (informational ones included, heart rate,
+    /// fridge) is covered: "snooze all" is a person's explicit choice, and none of those blinds the
+    /// glucose watch.
     public var isCoveredBySnoozeAll: Bool {
         switch self {
         case let .glucose(alarm): alarm != .urgentLow

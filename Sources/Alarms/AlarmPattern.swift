@@ -1,10 +1,10 @@
 /// What the buzzer and LED should do now: abstract, so GPIO, console and test backends all
-/// render the same decision (issue 4 "Outputs").
+/// render the same decision.
 public struct AlarmPattern: Hashable, Sendable, CustomStringConvertible {
     public enum Buzzer: Hashable, Sendable {
         case silent
         /// Repeated bursts of `priority.pulsesPerBurst` pulses; `escalated` is the more insistent
-        /// form played once an alarm has gone unacknowledged (issue 4: after 5 minutes).
+        /// form played once an alarm has gone unacknowledged (`AlarmConfiguration.escalateAfter`).
         /// `kind` lets a backend give each alarm its own voice within its priority.
         case bursts(AlarmPriority, escalated: Bool, kind: AlarmKind)
     }

@@ -1,4 +1,4 @@
-/// The alarm engine: rules, snooze, escalation and priorities, sans-IO (issue 4).
+/// The alarm engine: rules, snooze, escalation and priorities, sans-IO.
 ///
 /// Entry point: `AlarmEngine` (inputs with `now`, `nextDeadline`, `handleDeadline(at:)`,
 /// `takeEvents()`, `activeAlarms`, `pattern`), configured by `AlarmConfiguration`, persisted

@@ -1,7 +1,7 @@
-/// The alarms that belong to one device other than signal loss (issue 4 "Data" and "Other
-/// sensors"): its sensor's life, its battery, and the heart rate or fridge temperature it
-/// measures. Each is its own channel per device, `<name>:<device>`, so acknowledging a fridge
-/// alarm never touches anything about the glucose sensor.
+/// The alarms that belong to one device other than signal loss: its sensor's life, its battery, and
+/// the heart rate or fridge temperature it measures. Each is its own channel per device,
+/// `<name>:<device>`, so acknowledging a fridge alarm never touches anything about the glucose
+/// sensor.
 public enum DeviceAlarm: String, CaseIterable, Hashable, Sendable {
     /// A new sensor is warming up: no glucose yet, and that is normal.
     case sensorWarmUp = "sensor-warmup"

@@ -1,6 +1,6 @@
 import Readings
 
-/// What one device's own alarms watch for (issue 4 "Data", "Other sensors"). Every limit is
+/// What one device's own alarms watch for. Every limit is
 /// optional: nil turns that alarm off. The app builds these from each `[[device]]`'s options
 /// by type; a device with no entry gets `DeviceAlarmSettings()`: sensor warm-up and end (they
 /// need no limit) and the 20 % battery alarm, nothing else.

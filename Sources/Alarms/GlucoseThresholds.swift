@@ -21,9 +21,9 @@ public struct GlucoseRate: Hashable, Comparable, Sendable, CustomStringConvertib
 }
 
 /// One profile's glucose thresholds. `nil` turns an alarm off; urgent low has no off
-/// (Dexcom: "cannot be turned off"; issue 4).
+/// (as in Dexcom's app, where it "cannot be turned off": it is the alarm that must always sound).
 ///
-/// Defaults (alarms-and-formats.md "Alarm defaults in the field"): urgent low 55 and its
+/// Defaults (docs/peer-conventions.md §Alarm defaults): urgent low 55 and its
 /// 20-minute forecast (Dexcom G6/G7), low 70 (Dexcom, xDrip4iOS), high 250 (Dexcom G7),
 /// urgent high 300 — no single field default exists (Dexcom has none, Nightscout 260,
 /// xDrip4iOS 250, which would equal our high); 300 mg/dL keeps it distinct from high and is a

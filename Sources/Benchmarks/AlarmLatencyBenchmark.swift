@@ -8,7 +8,7 @@ import Readings
 import Simulator
 import Transmitters
 
-/// `vigil-bench alarm-latency` (issue 4 "Performance"): from the HCI bytes of a Dexcom glucose
+/// `vigil-bench alarm-latency`: from the HCI bytes of a Dexcom glucose
 /// indication that crosses the urgent-low threshold to the buzzer line write, in process with
 /// the test backend; target p99 < 1 ms.
 ///

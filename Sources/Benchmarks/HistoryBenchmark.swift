@@ -9,7 +9,7 @@ import History
 import Platform
 import Readings
 
-/// `vigil-bench history` (issue 5 "Performance"): a year of 5-minute glucose (105,120 rows)
+/// `vigil-bench history`: a year of 5-minute glucose (105,120 rows)
 /// and 7 days of 1 Hz heart rate (604,800 rows) through `HistoryStore`'s batched API, then
 /// everything exported as CSV to a file; target: the export in under 1 s. Also prints the
 /// database size, the bytes a year of glucose takes, and how long the integrity checks take on

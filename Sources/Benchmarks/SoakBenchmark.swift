@@ -2,7 +2,7 @@ import Clocks
 import History
 import Platform
 
-/// `vigil-bench soak [--hours N] [--json]` (issue 7): the scripted day of `SoakSchedule` run
+/// `vigil-bench soak [--hours N] [--json]`: the scripted day of `SoakSchedule` run
 /// on `SoakRig` as fast as the CPU allows, N simulated hours (24 by default).
 ///
 /// Each simulated hour it samples resident memory, open file descriptors (/proc/self/fd), the

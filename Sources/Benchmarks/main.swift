@@ -57,7 +57,7 @@ func intValue(_ option: String, _ value: String?) -> Int {
     return n
 }
 
-// `soak` (issue 7): its own options and report (a table or one JSON document), exit 1 on FAIL.
+// `soak`: its own options and report (a table or one JSON document), exit 1 on FAIL.
 if arguments.contains("soak") {
     var soak = SoakBenchmark.Options()
     var i = 0

@@ -61,7 +61,8 @@ extension HCI {
         }
 
         /// Extended reports (§7.7.65.13): Event_Type is a 16-bit field of property bits.
-        /// Bumble sends these even after the legacy LE Set Scan Enable (shared/reference/bumble-peer.md).
+        /// Bumble sends these even after the legacy LE Set Scan Enable (docs/bumble-peer.md
+        /// §Controller quirks).
         static func decodeExtended(from r: inout ByteReader) throws(WireError) -> [AdvertisingReport] {
             let count = Int(try r.readUInt8("Num_Reports"))
             guard count >= 1 else { throw .invalidValue(field: "Num_Reports", value: 0) }

@@ -29,7 +29,7 @@ enum HistorySchema {
 
     /// Version 1: readings, devices, alarm events and calibrations, dated on the wall clock only.
     ///
-    /// Uniqueness (issue 5, "backfill, retries and replays never duplicate a reading"): a reading
+    /// Uniqueness (backfill, retries and replays must never duplicate a reading): a reading
     /// with a transmitter timestamp is keyed by (device, kind, sensor_time), so a backfilled
     /// copy whose wall time was estimated differently is still the same reading; one without is
     /// keyed by (device, kind, wall_time). Two partial unique indexes express the rule, and

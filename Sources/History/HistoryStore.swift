@@ -9,7 +9,7 @@ import CSQLite
 import Platform
 import Readings
 
-/// The rolling history (issue 5): readings, alarm events, calibrations and devices in one
+/// The rolling history: readings, alarm events, calibrations and devices in one
 /// SQLite file on the SD card.
 ///
 /// Durability: WAL with `synchronous=NORMAL`. In WAL mode a commit appends to the -wal file and
@@ -147,7 +147,8 @@ public final class HistoryStore {
             try connection.execute("PRAGMA journal_size_limit = \(walSizeLimit)")
             // 512 KiB of page cache instead of SQLite's 2 MiB: the appliance appends a few rows
             // a turn and reads back only for exports, and resident memory is a figure of its own
-            // (issue 2): the default cache grew vigil run by ~2 MiB under a fast heart rate.
+            // (under 10 MB for `vigil run`, see `vigil-bench resident`): the default cache grew
+            // vigil run by ~2 MiB under a fast heart rate.
             try connection.execute("PRAGMA cache_size = -512")
             let verdict = try check(connection, full: fullCheck)
             guard verdict == "ok" else {

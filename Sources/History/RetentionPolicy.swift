@@ -1,7 +1,7 @@
 import Clocks
 import Readings
 
-/// How long the history keeps what (issue 5 "Rolling retention"), and how big it may grow.
+/// How long the history keeps what, and how big it may grow.
 public struct RetentionPolicy: Hashable, Sendable {
     /// Per kind; a kind not listed is kept for `otherRows`.
     public var keep: [Reading.Kind: Duration]

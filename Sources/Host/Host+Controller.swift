@@ -264,7 +264,8 @@ extension Host {
         case .readBDADDR: commands.enqueue(HCI.ReadBDADDR(), purpose: .bringUp(next))
         case .leSetRandomAddress:
             // Bumble drops a public-address central's ACL data; a random static address works
-            // with every controller (shared/reference/bumble-peer.md).
+            // with every controller (docs/bumble-peer.md §Controller quirks a central must
+            // survive).
             commands.enqueue(HCI.LESetRandomAddress(address: configuration.staticAddress), purpose: .bringUp(next))
         }
     }

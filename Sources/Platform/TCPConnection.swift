@@ -7,7 +7,7 @@ import Clocks
 import CPlatform
 
 /// An outgoing TCP connection: how Vigil reaches Bumble's virtual controller
-/// (`tcp-server:127.0.0.1:PORT`, see bumble-peer.md) and any other H4-over-TCP peer.
+/// (`tcp-server:127.0.0.1:PORT`, see docs/bumble-peer.md) and any other H4-over-TCP peer.
 public enum TCPConnection {
     /// Connects to `host` (numeric IPv4 or IPv6, or a name resolved with getaddrinfo) on `port`,
     /// trying each address in turn within one overall `timeout`. The returned transport is

@@ -1,6 +1,6 @@
 import Clocks
 
-/// One reading as the history keeps it and exports it (issue 5): what was measured, by which
+/// One reading as the history keeps it and exports it: what was measured, by which
 /// device, when on the wall clock (already re-dated if the clock jumped), on the transmitter's
 /// own clock or counter where it has one, and how it arrived. The history, the exporters, the report and
 /// the serial protocol all speak this type, so none depends on SQLite.

@@ -1,5 +1,5 @@
 /// Which way glucose is heading, in the Nightscout `direction` vocabulary (Nightscout API v1
-/// `Entry.direction`; alarms-and-formats.md "Nightscout entries"). The raw value is the exact
+/// `Entry.direction`; docs/peer-conventions.md §Nightscout entries). The raw value is the exact
 /// string Nightscout stores, spaces and capitals included, so export needs no table.
 public enum TrendDirection: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
     case none = "NONE"

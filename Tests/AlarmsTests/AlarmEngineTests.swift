@@ -3,7 +3,7 @@ import Readings
 import Testing
 @testable import Alarms
 
-/// Scenario suite (issue 4 "Tests"): scripted traces on a virtual clock, asserting the whole
+/// Scenario suite: scripted traces on a virtual clock, asserting the whole
 /// timeline of events and the pattern at the moments that matter. Readings arrive every 5
 /// minutes, as from a Dexcom G6/G7.
 @Suite struct AlarmEngineTests {

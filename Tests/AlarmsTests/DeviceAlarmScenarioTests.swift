@@ -3,7 +3,7 @@ import Readings
 import Testing
 @testable import Alarms
 
-/// Whole timelines for the device alarms (issue 4 "Data", "Other sensors"), in the style of
+/// Whole timelines for the device alarms, in the style of
 /// `AlarmEngineTests`: scripted traces on a virtual clock, every event asserted.
 @Suite struct DeviceAlarmScenarioTests {
     /// A Dexcom G6 session from insertion to its end and the next sensor: the transmitter

@@ -53,7 +53,7 @@ import Testing
         #expect(thrown == error, "\(name)")
     }
 
-    /// Found by the hostile-peer interop rig (issue 7, `hostile_peers.py --scenario l2cap-lies`):
+    /// Found by the hostile-peer interop rig (`hostile_peers.py --scenario l2cap-lies`):
     /// a start fragment arriving while a frame is incomplete ends that frame (Vol 3 Part A
     /// §7.2.1), but when the start is itself a whole frame, that frame is good and must not be
     /// lost with the broken one. Bytes: a start announcing 30 bytes with 3 (never continued),

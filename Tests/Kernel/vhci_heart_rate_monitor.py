@@ -8,9 +8,9 @@ its NDJSON log on stdout). Only the host transport differs from the TCP rigs; th
 is the rig's own class, not a copy.
 
 A real controller drops its links on HCI Reset (Core v5.4 Vol 4 Part E 7.3.2); Bumble's Reset
-is a no-op (shared/reference/bumble-peer.md), and over vhci there is no client disconnecting
-either (the kernel keeps /dev/vhci open across user-channel sessions). So this rig drops EXT's
-LE links when the host sends Reset: a second `vigil run` then finds the peripheral advertising
+is a no-op (docs/bumble-peer.md §Controller quirks), and over vhci there is no client
+disconnecting either (the kernel keeps /dev/vhci open across user-channel sessions). So this rig
+drops EXT's LE links when the host sends Reset: a second `vigil run` then finds the peripheral advertising
 again, as it would on silicon.
 
 stdout: the rig's lines, plus {"event":"vhci-open","hci":"hciN"}, {"event":"hci-reset-from-host"} and

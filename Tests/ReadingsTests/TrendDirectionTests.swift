@@ -2,7 +2,7 @@ import Testing
 @testable import Readings
 
 @Suite struct TrendDirectionTests {
-    // The Nightscout `direction` strings, verbatim (alarms-and-formats.md, "Nightscout entries").
+    // The Nightscout `direction` strings, verbatim (docs/peer-conventions.md §Nightscout entries).
     static let vocabulary = [
         "NONE", "TripleUp", "DoubleUp", "SingleUp", "FortyFiveUp", "Flat", "FortyFiveDown",
         "SingleDown", "DoubleDown", "TripleDown", "NOT COMPUTABLE", "RATE OUT OF RANGE",

@@ -123,8 +123,8 @@ async def central(rig: RigProcess, address: str, keystore: MemoryKeyStore | None
     """A powered-on Bumble device on the rig's HCI port, as Vigil would attach to it.
 
     `address` is our own random static address: the virtual controller loses ACL data of a
-    central that uses its public address (bumble-peer.md), and a stable address lets the rig
-    find our bond again. With a `keystore` the device bonds with LE Secure Connections Just
+    central that uses its public address (docs/bumble-peer.md), and a stable address lets the
+    rig find our bond again. With a `keystore` the device bonds with LE Secure Connections Just
     Works; sharing one keystore between two centrals stands in for a shared state dir.
     Leaving the block closes the TCP client, which is what a crashed host does.
     """

@@ -28,7 +28,7 @@ from bumble.keys import MemoryKeyStore
 from check_common import Checks, RigProcess, att_error_of, central, discover_all, run_main, scan_for
 
 # Our own random static address: the virtual controller loses ACL data of a central that uses
-# its public address (bumble-peer.md), and a stable address lets the rig find our bond again.
+# its public address (docs/bumble-peer.md), and a stable address lets the rig find our bond again.
 CENTRAL_ADDRESS = "F0:F1:F2:F3:F4:F5"
 
 

@@ -29,7 +29,7 @@ stdout: `{"rig":...}` once, `READY <port>`, then NDJSON lines, e.g.
 
 Fault switches, all off by default: `--bad-crc`, `--truncate-backfill`, `--answer-as ID`,
 `--glucose-mgdl N` (a flat line, e.g. 50: urgent low) and `--drop-at STEP,...` (the link dropped
-once at each handshake step, see DROP_STEPS; used by hostile_peers.py, issue 7).
+once at each handshake step, see DROP_STEPS; used by hostile_peers.py).
 
 Example: dexcom_g6.py --port 0 --id 8112AB --speed 60 --readvertise-after 20
 """
@@ -62,7 +62,7 @@ BACKFILL = "F8083536-849E-531C-C594-30F1F86A4EA5"
 ATT_INSUFFICIENT_AUTHENTICATION = 0x05
 ATT_INSUFFICIENT_ENCRYPTION = 0x0F
 READING_INTERVAL = 300  # dex seconds between readings
-# --drop-at: where in the handshake the link can be dropped (hostile peers, issue 7).
+# --drop-at: where in the handshake the link can be dropped (used by hostile_peers.py).
 DROP_STEPS = ("after-connect", "after-auth-request", "after-challenge", "after-bond-request",
               "mid-glucose", "mid-backfill")
 
@@ -122,7 +122,7 @@ class Transmitter:
         config.advertising_interval_min = 100
         config.advertising_interval_max = 100
         self.device = Device(config=config, host=rig.host)
-        self.device.keystore = MemoryKeyStore()  # in memory only (bumble-peer.md)
+        self.device.keystore = MemoryKeyStore()  # in memory only (docs/bumble-peer.md)
         self.device.pairing_config_factory = lambda _connection: PairingConfig(
             sc=True, mitm=False, bonding=True,
             delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile Bluetooth LE peers next to legitimate ones, on ONE Bumble controller (issue 7).
+"""Hostile Bluetooth LE peers next to legitimate ones, on ONE Bumble controller.
 
 One process, one `bumble.link.LocalLink`: controller EXT (H4 over TCP, what Vigil connects to),
 the legitimate heart-rate monitor of `heart_rate_monitor.py` on the rig's own PERIPH controller,

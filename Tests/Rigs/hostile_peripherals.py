@@ -1,4 +1,4 @@
-"""The hostile peripherals of `hostile_peers.py` (issue 7): each an HRS-looking Bumble Device on a
+"""The hostile peripherals of `hostile_peers.py`: each an HRS-looking Bumble Device on a
 controller of its own, on the rig's link, that misbehaves in one way once connected. What each
 one does is described in `hostile_peers.py`'s docstring and Tests/Rigs/README.md; every act is
 logged as `{"hostile":KIND,"address":..,...}`.

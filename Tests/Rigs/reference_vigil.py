@@ -28,7 +28,7 @@ from bumble.pairing import PairingConfig, PairingDelegate
 from bumble.transport import open_transport
 
 # A random static address of our own: the virtual controller drops ACL data of a central on
-# its public address (bumble-peer.md), and the rig finds our bond by this address.
+# its public address (docs/bumble-peer.md), and the rig finds our bond by this address.
 CENTRAL_ADDRESS = "F0:5A:11:00:00:01"
 CONTACT = {0: "unsupported", 1: "unsupported", 2: "not-detected", 3: "detected"}
 

@@ -13,7 +13,7 @@ Protocol of a rig towards the test harness (stdout, line oriented, flushed per l
 Diagnostics go to stderr. The rig exits cleanly on SIGTERM/SIGINT and when its stdin is a pipe
 that gets closed (the harness died), so no rig outlives its test.
 
-Facts and quirks of Bumble's virtual controller: shared/reference/bumble-peer.md.
+Facts and quirks of Bumble's virtual controller: docs/bumble-peer.md.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ class Rig:
         self.ext = Controller("EXT", link=self.link)
         if args.legacy_reports:
             # Bumble sends extended reports whenever the *scanning* controller has this bit,
-            # even after legacy LE Set Scan Enable (see bumble-peer.md).
+            # even after legacy LE Set Scan Enable (see docs/bumble-peer.md).
             self.ext.le_features = self.ext.le_features & ~hci.LeFeatureMask.LE_EXTENDED_ADVERTISING
         self.periph = Controller("PERIPH", link=self.link)
         self.host = Host(self.periph, AsyncPipeSink(self.periph))

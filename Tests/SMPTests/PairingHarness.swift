@@ -6,7 +6,8 @@ import Wire
 /// An in-memory link between an `SMP.Initiator` and an `SMP.Responder`: PDUs are delivered
 /// in order, and "encryption" works the way Bumble's virtual controller simulates it — the
 /// link compares the LTK the central starts with against the one the peripheral provides
-/// (bumble-peer.md). `tamper` may rewrite or drop (return nil) any PDU in flight.
+/// (docs/bumble-peer.md §Controller quirks). `tamper` may rewrite or drop (return nil) any PDU in
+/// flight.
 struct PairingHarness {
     enum Side: Equatable { case initiator, responder }
 

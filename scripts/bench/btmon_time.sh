@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Wall time of BlueZ's `btmon -r FILE > /dev/null`: the reference decoder figure Vigil's own
-# btsnoop reader is compared with (bumble-peer.md: 0.66-0.92 s for 100,000 legacy reports).
+# btsnoop reader is compared with (docs/bumble-peer.md §Reference figures: 0.66-0.92 s for
+# 100,000 legacy reports).
 # Installs bluez via apt only when btmon is absent and we are root with apt; otherwise says
 # it is unavailable and exits 0 (a missing reference tool is not a failed benchmark).
 set -euo pipefail
@@ -31,7 +32,7 @@ set -e
 end=$(date +%s%N)
 echo "btmon_version=$(btmon --version 2>/dev/null || echo unknown)"
 echo "btmon_exit=$status"
-# btmon 5.66 segfaults on some GATT discovery traffic (bumble-peer.md): report, do not hide.
+# btmon 5.66 segfaults on some GATT discovery traffic (docs/bumble-peer.md): report, do not hide.
 if [[ $status -ne 0 ]]; then
     echo "btmon_time: btmon exited $status; the time below covers a partial decode" >&2
 fi

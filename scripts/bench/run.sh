@@ -6,7 +6,7 @@
 #   scripts/bench/run.sh alarm-latency --crossings 2000
 #   scripts/bench/run.sh adverts --count 100000
 #   scripts/bench/run.sh resident               vigil run over 100,000 notifications
-#   scripts/bench/run.sh soak --hours 24        the 24-hour soak alone (issue 7)
+#   scripts/bench/run.sh soak --hours 24        the 24-hour soak alone
 # With no arguments, every benchmark and then the 24-hour soak (it has its own report).
 # Exit status: 1 if any figure or the soak fails.
 set -euo pipefail

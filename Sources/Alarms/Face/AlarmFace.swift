@@ -1,9 +1,9 @@
 import Clocks
 
-/// The appliance's face, composed: buzzer, LED and button on one virtual clock (issue 4
-/// "Outputs and input"). It owns a `BuzzerSequencer`, an `LEDSequencer`, a `ButtonClassifier`
-/// and, while a test plays, a `SelfTestPlayer`, and merges their edges into one time-ordered
-/// stream of `FaceOutput`s. Sans-IO: inputs carry `now`, `nextDeadline` says when to wake.
+/// The appliance's face, composed: buzzer, LED and button on one virtual clock. It owns a
+/// `BuzzerSequencer`, an `LEDSequencer`, a `ButtonClassifier` and, while a test plays, a
+/// `SelfTestPlayer`, and merges their edges into one time-ordered stream of `FaceOutput`s. Sans-IO:
+/// inputs carry `now`, `nextDeadline` says when to wake.
 ///
 /// Rules, on purpose:
 /// - `show(_:at:)` acts only when the pattern changes, so the shell may call it after every

@@ -7,7 +7,7 @@ public enum ButtonEdge: Hashable, Sendable {
     case released
 }
 
-/// What the person meant (issue 4 "Outputs and input"): short snoozes the sounding alarm, long
+/// What the person meant: short snoozes the sounding alarm, long
 /// snoozes all or acknowledges, double exports, held at boot runs the self-test.
 public enum ButtonGesture: Hashable, Sendable, CustomStringConvertible {
     case short

@@ -1,8 +1,8 @@
 import Clocks
 
 /// The buzzer envelopes by priority, in the manner of IEC 60601-1-8:2006+A1:2012 §6.3.3.1
-/// Table 4 (pulse duration t_d, pulse spacing t_s, inter-burst interval; alarms-and-formats.md
-/// "Alarm sound conventions"). All numbers in milliseconds; "gap" is line low.
+/// Table 4 (pulse duration t_d, pulse spacing t_s, inter-burst interval; docs/peer-conventions.md
+/// §Alarm sounds). All numbers in milliseconds; "gap" is line low.
 ///
 /// - High: t_d 150 ms (standard 75–200), t_s 100 ms (50–125). Ten pulses in the standard's
 ///   grouping `xxx–xx ··· xxx–xx`: the gap after pulses 3 and 8 is 2·t_s + t_d = 350 ms, the

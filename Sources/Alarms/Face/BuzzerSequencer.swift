@@ -17,7 +17,7 @@ public struct BuzzerTransition: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Turns the engine's abstract `AlarmPattern.Buzzer` into buzzer line edges over time
-/// (issue 4 "Outputs and input"; envelopes in `BuzzerRhythm`). Sans-IO: call `play(_:at:)`
+/// (envelopes in `BuzzerRhythm`). Sans-IO: call `play(_:at:)`
 /// whenever the engine's pattern may have changed, `handleDeadline(at:)` when `nextDeadline`
 /// passes, then drain `takeTransitions()` and write them to the line.
 ///

@@ -1,7 +1,7 @@
 import Clocks
 
 /// One thing the face does to the outside world: a buzzer or LED line write, or a recognised
-/// button gesture (issue 4 "Outputs and input"). A backend (GPIO, console, memory) renders it.
+/// button gesture. A backend (GPIO, console, memory) renders it.
 public enum FaceOutput: Hashable, Sendable, CustomStringConvertible {
     /// The buzzer line; `toneHertz` is set only for a passive buzzer going high.
     case buzzer(LineLevel, toneHertz: Int?)

@@ -1,9 +1,9 @@
 import Clocks
 
-/// Turns the engine's abstract `AlarmPattern.LED` into LED line edges over time (issue 4
-/// "Outputs and input"). Every state has its own rhythm, so the state reads from across a dark
-/// bedroom; alarm rhythms follow IEC 60601-1-8 §6.3.2 Table 2 for visual signals (high:
-/// 1.4–2.8 Hz, medium: 0.4–0.8 Hz, both 20–60 % duty; low: steady on).
+/// Turns the engine's abstract `AlarmPattern.LED` into LED line edges over time. Every state has
+/// its own rhythm, so the state reads from across a dark bedroom; alarm rhythms follow IEC
+/// 60601-1-8 §6.3.2 Table 2 for visual signals (high: 1.4–2.8 Hz, medium: 0.4–0.8 Hz, both 20–60 %
+/// duty; low: steady on).
 ///
 /// | state     | rhythm (ms, on/off…)       | why                                        |
 /// |-----------|----------------------------|--------------------------------------------|

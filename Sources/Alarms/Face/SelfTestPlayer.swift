@@ -1,6 +1,6 @@
 import Clocks
 
-/// A buzzer pattern `vigil alarm test [pattern]` can play (issue 4 "Self-test").
+/// A buzzer pattern `vigil alarm test [pattern]` can play.
 public struct AlarmTestPattern: Hashable, Sendable, CustomStringConvertible {
     public var priority: AlarmPriority
     public var escalated: Bool
@@ -26,8 +26,9 @@ public struct AlarmTestPattern: Hashable, Sendable, CustomStringConvertible {
     public var description: String { name }
 }
 
-/// The start-up self-test and the pattern test, as fixed timelines (issue 4: "Self-test at every
-/// start, like a smoke alarm (a short chirp and LED blink), and `vigil alarm test [pattern]`").
+/// The start-up self-test and the pattern test, as fixed timelines. The self-test runs at every
+/// start, like a smoke alarm's (a short chirp and an LED blink), so a dead buzzer is noticed before
+/// the night it is needed; `vigil alarm test [pattern]` plays any pattern on demand.
 /// The whole timeline is computed up front; the player hands out edges as the virtual clock
 /// reaches them, so the event loop treats it like any other sans-IO machine.
 ///

@@ -1,6 +1,6 @@
 /// What Vigil knows about one board's GPIO: which chip carries the header's lines, the default
 /// lines for the buzzer, the LED and the button, and the lines that are safe to use. Read from
-/// a `board/<name>.toml` file (issue 4 "Board profiles"); the files are compiled in as
+/// a `board/<name>.toml` file; the files are compiled in as
 /// `builtInSources`, so the executable needs no data files at run time.
 ///
 /// Line numbers are GPIO line offsets on the chip (on a Raspberry Pi, the BCM GPIO numbers);

@@ -1,6 +1,6 @@
 /// The appliance's face (buzzer, LED, button) resolved from `[face]` and the chosen board
 /// profile: everything a GPIO, console or null backend needs, with no "use the board's
-/// default" left to decide (issue 4 "Outputs and input").
+/// default" left to decide.
 public struct FaceSetup: Hashable, Sendable {
     /// Which face to drive.
     public enum Backend: Hashable, Sendable {

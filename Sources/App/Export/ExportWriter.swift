@@ -1,8 +1,9 @@
 import Clocks
 
-/// Appends export text straight to bytes: the hot path of a year's export (issue 5's benchmark
-/// exports 710,000 rows as CSV in under a second), where building a `String` per field and a
-/// `JSON` tree per reading costs several times more than the formatting itself.
+/// Appends export text straight to bytes: the hot path of a year's export (`vigil-bench
+/// history` exports 710,000 rows as CSV, with a target of under a second), where building a
+/// `String` per field and a `JSON` tree per reading costs several times more than the formatting
+/// itself.
 struct ExportWriter {
     var bytes: [UInt8] = []
 

@@ -3,7 +3,7 @@ import Readings
 /// A streaming encoder for one export format: the caller writes `header()`, then `encode` for
 /// each reading as it pages them out of the history, then `footer()`. Nothing is buffered across
 /// calls but a few bytes of state (is this the first element?), so a year of readings streams in
-/// constant memory (issue 5).
+/// constant memory, on a board with little of it.
 ///
 /// `encode` may return no bytes: an exporter skips readings its format cannot express
 /// (Nightscout has no heart rate).

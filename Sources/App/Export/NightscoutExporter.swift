@@ -2,7 +2,7 @@ import Clocks
 import Readings
 
 /// Glucose readings as a JSON array of Nightscout API v1 entries, ready for
-/// `POST /api/v1/entries` or a Nightscout import (alarms-and-formats.md "Nightscout entries").
+/// `POST /api/v1/entries` or a Nightscout import (docs/peer-conventions.md §Nightscout entries).
 ///
 /// - Sensor glucose → `{"type":"sgv","sgv":<integer mg/dL>,"date":<epoch ms>,"dateString":<ISO 8601>,
 ///   "direction":<Nightscout direction>,"device":"vigil-<device>","utcOffset":<minutes>}`.

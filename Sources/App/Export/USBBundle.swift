@@ -1,6 +1,6 @@
 import Clocks
 
-/// What a USB-stick export writes (issue 5: the button's double press or `vigil export --usb`),
+/// What a USB-stick export writes (the button's double press or `vigil export --usb`),
 /// sans-IO: the folder and file names and what goes in each file. The shell does the I/O and
 /// the atomicity: it writes every file into `temporaryFolder`, syncs, then renames it to
 /// `folder` (a rename on one file system is atomic, so a stick pulled mid-write holds either

@@ -17,7 +17,7 @@ extension AlarmEngine: FaceAlarmSource {
     public var engine: AlarmEngine { self }
 }
 
-/// The alarms and the face joined (issue 4): after every change to the engine the face shows
+/// The alarms and the face joined: after every change to the engine the face shows
 /// `engine.pattern`; button gestures become engine inputs per `ButtonActions`. Sans-IO: the
 /// shell feeds inputs with `now`, wakes at `nextDeadline`, and hands `takeOutputs()` (or
 /// `flush(to:)`) to a `FaceBackend`; it drains `takeAlarmEvents()` for the history.

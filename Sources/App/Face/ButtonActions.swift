@@ -1,6 +1,6 @@
 import Alarms
 
-/// What the button's gestures do to the alarms (issue 4 "Button"), as configured.
+/// What the button's gestures do to the alarms, as configured.
 ///
 /// - Short press: snooze the alarm the buzzer is playing for `snooze(for:)`.
 /// - Long press (3 s): `longPress`, either acknowledge the playing alarm or "snooze all".
@@ -34,8 +34,8 @@ public struct ButtonActions: Hashable, Sendable {
         min(snoozeOverrides[kind] ?? Self.defaultSnooze(for: kind), kind.maximumSnooze)
     }
 
-    /// Defaults are Nightscout's first snooze choice per alarm (alarms-and-formats.md: urgent
-    /// low 15/30/45, low 15-60, high 30-120 min):
+    /// Defaults are Nightscout's first snooze choice per alarm (docs/peer-conventions.md §Alarm
+    /// defaults: urgent low 15/30/45, low 15-60, high 30-120 min):
     /// - urgent low, urgent low soon, low, falling fast, rising fast: 15 min — a low needs a
     ///   recheck soon after treating it;
     /// - high, urgent high: 30 min — a correction takes longer to act;

@@ -1,8 +1,8 @@
 import Alarms
 import Clocks
 
-/// The console face's sans-IO half (issue 4 "A console backend that draws buzzer, LED and
-/// button in the terminal with a key for the button, used by `vigil demo`"): it keeps what the
+/// The console face's sans-IO half, which lets `vigil demo` show the buzzer, LED and
+/// button in a terminal with a key for the button: it keeps what the
 /// buzzer and LED lines are at and the status text, renders them as ONE terminal line, and
 /// turns keys into raw button edges on the virtual clock.
 ///

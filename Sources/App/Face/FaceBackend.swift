@@ -1,8 +1,8 @@
 import Alarms
 import Clocks
 
-/// Where the face's outputs go: the GPIO lines, the terminal drawing of `vigil demo`, or memory
-/// (issue 4 "GPIO backends"). Kept to one call so every backend is easy to write and to fake;
+/// Where the face's outputs go: the GPIO lines, the terminal drawing of `vigil demo`, or memory.
+/// Kept to one call so every backend is easy to write and to fake;
 /// a backend draws what it can (a GPIO backend ignores `.gesture`, the console prints it).
 ///
 /// `at` is the instant the output is due on the monotonic clock (the scheduled edge, which is

@@ -3,7 +3,8 @@ import Readings
 
 /// The ambulatory glucose profile (AGP): sensor glucose of every day folded onto one 24-hour
 /// local day, and in each time-of-day bin the 5th, 25th, 50th, 75th and 95th percentiles
-/// (the chart of the consensus report; Battelino et al. 2019, alarms-and-formats.md).
+/// (the chart of the consensus report; Battelino et al. 2019;
+/// docs/peer-conventions.md §Reports clinicians read).
 ///
 /// What this does, exactly: 96 bins of 15 minutes of local time (wall time + `utcOffset`), no
 /// smoothing across bins (a clinician sees the data, not a model of it), percentiles by linear

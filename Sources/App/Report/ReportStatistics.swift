@@ -3,7 +3,7 @@ import Readings
 
 /// The consensus CGM metrics over a report period (Battelino et al., "Clinical Targets for
 /// Continuous Glucose Monitoring Data Interpretation", Diabetes Care 2019;
-/// alarms-and-formats.md "Reports that clinicians read").
+/// docs/peer-conventions.md §Reports clinicians read).
 ///
 /// Choices, stated because the consensus leaves them open:
 /// - Only sensor glucose (`.glucose`) counts; meter readings are calibration points, not CGM.

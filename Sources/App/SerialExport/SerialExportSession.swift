@@ -1,7 +1,7 @@
 import Clocks
 import Readings
 
-/// The appliance side of the serial export protocol (issue 5), sans-IO: the shell feeds it the
+/// The appliance side of the serial export protocol, sans-IO: the shell feeds it the
 /// bytes read from the tty (`/dev/ttyGS0`, a USB-serial adapter) and writes what `nextOutput`
 /// returns. Read-only: no command changes anything.
 ///

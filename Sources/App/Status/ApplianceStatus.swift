@@ -3,7 +3,7 @@ import Clocks
 import Readings
 
 /// What `vigil status` shows: the running appliance at one moment, as a person over SSH or a
-/// script asks for it (issue 6, "Running appliance"). A plain value: `StatusBoard` builds it
+/// script asks for it. A plain value: `StatusBoard` builds it
 /// from the events the session already sees, and every age in it was computed from the `now`
 /// handed to `StatusBoard.snapshot`, so a rendering never reads a clock.
 public struct ApplianceStatus: Equatable, Sendable {

@@ -1,4 +1,4 @@
-/// One request on the status socket (Vigil's own line protocol, issue 6): the client writes a
+/// One request on the status socket (Vigil's own line protocol): the client writes a
 /// single line, `STATUS` (the text for people) or `STATUS JSON` (one JSON object), ended by
 /// LF or CR LF; the daemon answers and closes. Anything else is answered with one line,
 /// `ERR <reason>`, and the connection closed. Words are matched without regard to case, so a

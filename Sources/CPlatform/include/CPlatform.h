@@ -107,7 +107,7 @@ int vigil_raise_in_this_thread(int signal);
 /// of its code, so code is mapped again page by page. Why: on kernels whose page cache holds the
 /// executable in 2 MiB folios (ext4 with large folios, Linux 6.16+), code is otherwise mapped
 /// 2 MiB at a time and resident memory counts whole huge pages of code never run — 13.8 MB
-/// against 9.3 MB measured for the same binary (issue 2). 0 on success, -1 with errno.
+/// against 9.3 MB measured for the same binary. 0 on success, -1 with errno.
 int vigil_keep_code_in_small_pages(void);
 
 /// Drops the mappings of this executable's code (madvise MADV_DONTNEED over its text): pages

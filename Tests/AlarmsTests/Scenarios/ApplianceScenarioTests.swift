@@ -4,8 +4,8 @@ import Testing
 @testable import Alarms
 
 /// Scenarios where the data or the appliance fails, and where a person presses the button
-/// (issue 4 "Tests": signal loss then backfill, controller lost, storage broken, snooze,
-/// snooze all, escalation). Whole timelines, as in `GlucoseScenarioTests`.
+/// (signal loss then backfill, controller lost, storage broken, snooze, snooze all,
+/// escalation). Whole timelines, as in `GlucoseScenarioTests`.
 @Suite struct ApplianceScenarioTests {
     typealias H = FaceScenarioHarness
 
@@ -145,7 +145,7 @@ import Testing
     }
 }
 
-/// Sensor end (issue 4 "Tests"): the transmitter says the session is over, glucose stops. The
+/// Sensor end: the transmitter says the session is over, glucose stops. The
 /// ended sensor sounds (medium: nothing watches the glucose now) and is what plays; the signal
 /// loss that would follow 20 minutes later is not raised on top of it. A new sensor's warm-up
 /// clears it with one chirp, and readings after warm-up bring the heartbeat back.

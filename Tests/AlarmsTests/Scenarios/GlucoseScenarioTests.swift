@@ -3,8 +3,8 @@ import Readings
 import Testing
 @testable import Alarms
 
-/// Scripted glucose traces through the engine and the face on a virtual clock (issue 4 "Tests":
-/// the alarm scenario suite). Each asserts the whole timeline of engine events, every pattern
+/// Scripted glucose traces through the engine and the face on a virtual clock (the
+/// alarm scenario suite). Each asserts the whole timeline of engine events, every pattern
 /// change with its minute (`!` marks the escalated form), and the exact buzzer and LED writes
 /// of the first seconds after the changes, as millisecond offsets (`H.highBurst` and the like
 /// are the documented rhythms written out).

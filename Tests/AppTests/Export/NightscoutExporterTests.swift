@@ -7,7 +7,8 @@ import Testing
     let exporter = NightscoutExporter(utcOffset: .seconds(3600))
 
     @Test func sensorGlucoseIsAnSGVEntry() {
-        // Field names and vocabulary from alarms-and-formats.md "Nightscout entries" (API v1 Entry).
+        // Field names and vocabulary from docs/peer-conventions.md §Nightscout entries (API v1
+        // Entry).
         #expect(exporter.entry(for: ExportFixtures.glucose)
             == #"{"type":"sgv","sgv":120,"date":1795327500000,"dateString":"2026-11-22T07:05:00.000+01:00","direction":"FortyFiveDown","device":"vigil-dexcom","utcOffset":60}"#)
     }
