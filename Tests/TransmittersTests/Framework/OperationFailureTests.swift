@@ -2,7 +2,7 @@ import Testing
 @testable import Transmitters
 
 @Suite struct OperationFailureTests {
-    // ATT error codes, Core v5.4 Vol 3 Part F §3.4.1.1 (docs/protocols/att-l2cap.md §ATT).
+    // ATT error codes, Core v5.4 Vol 3 Part F §3.4.1.1 (docs/protocols/att-l2cap.md §ATT error codes).
     @Test(arguments: [
         (OperationFailure.attError(code: 0x05), true), (.attError(code: 0x0C), true), (.attError(code: 0x0F), true),
         (.attError(code: 0x08), false), (.attError(code: 0x02), false), (.attError(code: 0x0E), false),
