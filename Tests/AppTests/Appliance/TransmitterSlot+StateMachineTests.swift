@@ -75,6 +75,19 @@ struct TransmitterSlotStateMachineTests {
         }
     }
 
+    /// Three sessions that drop before discovery, each one second long; returns when the slot
+    /// searches again, with the back-off at 8 s.
+    static func failThrice(_ slot: inout TransmitterSlot) -> MonotonicInstant {
+        var now = start
+        for _ in 0..<3 {
+            connect(&slot, at: now)
+            now = now + .seconds(1) + (drop(&slot, at: now + .seconds(1)) ?? .zero)
+            _ = slot.receive(.deadline, at: now)
+        }
+        #expect(slot.state == .searching)
+        return now
+    }
+
     @Test("sessions that fail before the driver begins double the back-off up to 60 s, then stay at 60 s")
     func backoffDoubles() {
         var slot = Self.slot()
@@ -105,12 +118,7 @@ struct TransmitterSlotStateMachineTests {
     @Test("the back-off starts over after a session in which the driver began")
     func backoffResetsAfterConnectedSession() {
         var slot = Self.slot()
-        var now = Self.start
-        for _ in 0..<3 {
-            Self.connect(&slot, at: now)
-            now = now + .seconds(1) + (Self.drop(&slot, at: now + .seconds(1)) ?? .zero)
-            _ = slot.receive(.deadline, at: now)
-        }
+        let now = Self.failThrice(&slot)
         #expect(slot.backoff == .seconds(8))
         let effects = Self.run(&slot, at: now)
         #expect(effects.contains(.event(.transmitter("scripted", peer: Self.peer, .connected))))
@@ -155,12 +163,7 @@ struct TransmitterSlotStateMachineTests {
     @Test("a link that ran over a minute starts the back-off over, whatever its end")
     func longLinkResetsBackoff() {
         var slot = Self.slot()
-        var now = Self.start
-        for _ in 0..<3 {
-            Self.connect(&slot, at: now)
-            now = now + .seconds(1) + (Self.drop(&slot, at: now + .seconds(1)) ?? .zero)
-            _ = slot.receive(.deadline, at: now)
-        }
+        let now = Self.failThrice(&slot)
         Self.connect(&slot, at: now)
         #expect(Self.drop(&slot, at: now + .seconds(61)) == .seconds(1))
     }
