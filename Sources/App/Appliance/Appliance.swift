@@ -91,18 +91,8 @@ public struct Appliance: Sendable {
 
     /// Snapshot for `vigil status` and logs: each device's state in words.
     public var deviceStates: [(DeviceID, String)] {
-        slots.map { slot in
-            let words: String = switch slot.state {
-            case .searching: "searching"
-            case .waitingToReconnect: "waiting to reconnect"
-            case .waitingForNextReading: "waiting for the next reading"
-            case .connecting(let p): "connecting to \(p)"
-            case .securing: "securing the link"
-            case .discovering: "discovering services"
-            case .running: "connected"
-            }
-            return (slot.device, words)
-        } + broadcasters.map { ($0.device, $0.remembered.map { "listening to \($0)" } ?? "listening") }
+        slots.map { ($0.device, $0.state.inWords) }
+            + broadcasters.map { ($0.device, $0.remembered.map { "listening to \($0)" } ?? "listening") }
     }
 
     // MARK: inputs

@@ -25,6 +25,19 @@ struct TransmitterSlot: Sendable {
         case securing(handle: UInt16)
         case discovering(handle: UInt16)
         case running(handle: UInt16)
+
+        /// For `vigil status` and logs.
+        var inWords: String {
+            switch self {
+            case .searching: "searching"
+            case .waitingToReconnect: "waiting to reconnect"
+            case .waitingForNextReading: "waiting for the next reading"
+            case .connecting(let peer): "connecting to \(peer)"
+            case .securing: "securing the link"
+            case .discovering: "discovering services"
+            case .running: "connected"
+            }
+        }
     }
 
     /// What lasts as long as one link: cleared in one go when the link ends, so that nothing of
