@@ -4,11 +4,14 @@ import Host
 import Readings
 import Transmitters
 
-/// The appliance's Bluetooth side: finds each configured transmitter, connects, secures,
-/// discovers, runs its driver, and reconnects with backoff when the link drops — forever.
+/// The appliance's Bluetooth side: one slot per configured transmitter, each finding its
+/// transmitter, connecting, securing, discovering, running its driver and reconnecting when
+/// the link drops — forever (`TransmitterSlot`, `BroadcastSlot`).
 ///
 /// Sans-IO like everything in the core: host events and deadlines in, host calls and
-/// `ApplianceEvent`s out. Drivers see characteristic UUIDs; this type maps them to handles.
+/// `ApplianceEvent`s out. It routes each host event to the slot it concerns (by connection
+/// handle, by peer, by advertisement), carries out what the slots answer, and owns what is
+/// shared: the scanner, the remembered peers, and calibrations passed from one slot to others.
 public struct Appliance: Sendable {
     public struct Device: Sendable {
         public enum Transmitter: Sendable {
