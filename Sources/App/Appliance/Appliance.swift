@@ -4,11 +4,14 @@ import Host
 import Readings
 import Transmitters
 
-/// The appliance's Bluetooth side: finds each configured transmitter, connects, secures,
-/// discovers, runs its driver, and reconnects with backoff when the link drops — forever.
+/// The appliance's Bluetooth side: one slot per configured transmitter, each finding its
+/// transmitter, connecting, securing, discovering, running its driver and reconnecting when
+/// the link drops — forever (`TransmitterSlot`, `BroadcastSlot`).
 ///
 /// Sans-IO like everything in the core: host events and deadlines in, host calls and
-/// `ApplianceEvent`s out. Drivers see characteristic UUIDs; this type maps them to handles.
+/// `ApplianceEvent`s out. It routes each host event to the slot it concerns (by connection
+/// handle, by peer, by advertisement), carries out what the slots answer, and owns what is
+/// shared: the scanner, the remembered peers, and calibrations passed from one slot to others.
 public struct Appliance: Sendable {
     public struct Device: Sendable {
         public enum Transmitter: Sendable {
@@ -68,7 +71,7 @@ public struct Appliance: Sendable {
                 // A configured address that differs from the remembered one: the configuration
                 // changed, so the remembered peer is stale.
                 if let fixed = d.address, known?.address != fixed { matcher.remembered = nil }
-                slots.append(TransmitterSlot(device: driver.device, driver: driver, matcher: matcher,
+                slots.append(TransmitterSlot(driver: driver, matcher: matcher,
                                              securityFirst: d.pair || profile.security == .encryptionRequired,
                                              fixedAddress: d.address))
             case .broadcast(let decoder):
@@ -91,18 +94,8 @@ public struct Appliance: Sendable {
 
     /// Snapshot for `vigil status` and logs: each device's state in words.
     public var deviceStates: [(DeviceID, String)] {
-        slots.map { slot in
-            let words: String = switch slot.state {
-            case .searching: "searching"
-            case .waitingToReconnect: "waiting to reconnect"
-            case .waitingForNextReading: "waiting for the next reading"
-            case .connecting(let p): "connecting to \(p)"
-            case .securing: "securing the link"
-            case .discovering: "discovering services"
-            case .running: "connected"
-            }
-            return (slot.device, words)
-        } + broadcasters.map { ($0.device, $0.remembered.map { "listening to \($0)" } ?? "listening") }
+        slots.map { ($0.device, $0.state.inWords) }
+            + broadcasters.map { ($0.device, $0.remembered.map { "listening to \($0)" } ?? "listening") }
     }
 
     // MARK: inputs
@@ -110,39 +103,14 @@ public struct Appliance: Sendable {
     public mutating func controllerReady(host: inout Host, at now: MonotonicInstant) {
         controllerUp = true
         events.append(.bluetooth(.poweredOn))
-        for i in slots.indices where slots[i].handle == nil {
-            slots[i].state = .searching
-        }
+        for i in slots.indices { route(.controllerReady, to: i, host: &host, at: now) }
         for i in broadcasters.indices { broadcasters[i].decoder.start(at: now) }
         updateScanning(host: &host, at: now)
     }
 
     public mutating func handleDeadline(host: inout Host, at now: MonotonicInstant) {
-        for i in slots.indices {
-            if let retry = slots[i].closeRetryAt, now >= retry, let handle = slots[i].handle {
-                // Still up: the controller refused the Disconnect (the host logged why).
-                close(i, handle: handle, reason: slots[i].closingReason ?? "closing", host: &host, at: now)
-            }
-            switch slots[i].state {
-            case .waitingToReconnect(let until) where now >= until:
-                slots[i].state = .searching
-            case .waitingForNextReading(let until) where now >= until:
-                slots[i].state = .searching
-            case .running(let handle):
-                if let d = slots[i].driver.nextDeadline, now >= d {
-                    let actions = slots[i].driver.handleDeadline(at: now)
-                    perform(actions, slot: i, handle: handle, host: &host, at: now)
-                }
-            default:
-                break
-            }
-        }
-        for i in broadcasters.indices {
-            if let d = broadcasters[i].decoder.nextDeadline, now >= d {
-                let produced = broadcasters[i].decoder.handleDeadline(at: now)
-                report(produced, device: broadcasters[i].device, peer: broadcasters[i].remembered)
-            }
-        }
+        for i in slots.indices { route(.deadline, to: i, host: &host, at: now) }
+        for i in broadcasters.indices { events += broadcasters[i].deadlinePassed(at: now) }
         updateScanning(host: &host, at: now)
     }
 
@@ -156,68 +124,89 @@ public struct Appliance: Sendable {
         case .advertisement(let advertisement):
             advertisementSeen(advertisement, host: &host, at: now)
         case let .connected(handle, peer):
-            guard let i = slots.firstIndex(where: { $0.state == .connecting(peer) }) else {
+            guard let i = slots.firstIndex(where: { $0.state == .connecting(to: peer) }) else {
                 // Not ours (a stale attempt): let it go.
                 host.disconnect(handle: handle, at: now)
                 return
             }
-            slots[i].peer = peer
-            slots[i].connectedSince = now
-            if slots[i].securityFirst {
-                slots[i].state = .securing(handle: handle)
-                host.secure(handle: handle, at: now)
-            } else {
-                discover(i, handle: handle, host: &host, at: now)
-            }
+            route(.connected(handle: handle, peer: peer), to: i, host: &host, at: now)
         case let .connectionFailed(peer, reason):
-            guard let i = slots.firstIndex(where: { $0.state == .connecting(peer) }) else { return }
-            events.append(.transmitter(slots[i].device, peer: peer, .disconnected(reason: "could not connect: \(reason)")))
-            waitToReconnect(i, at: now)
+            route(.connectionFailed(peer: peer, reason: reason), toFirst: { $0.state == .connecting(to: peer) }, host: &host, at: now)
         case let .disconnected(handle, peer, reason):
-            guard let i = slots.firstIndex(where: { $0.handle == handle }) else { return }
-            let actions = slots[i].driver.receive(.disconnected(reason: "\(reason)"), at: now)
-            perform(actions, slot: i, handle: handle, host: &host, at: now, linkGone: true)
-            let why = slots[i].closingReason.map { "\($0); link: \(reason)" } ?? "\(reason)"
-            events.append(.transmitter(slots[i].device, peer: peer, .disconnected(reason: why)))
-            // A transmitter that answered (a session that did its work, or a drop after the
-            // driver began), or a link that ran for a while, is tried again at once: the end of
-            // a session or a drop, not a failing device. One that refused is not hammered.
-            if [.connected, .delivered].contains(slots[i].progress) { slots[i].backoff = .seconds(1) }
-            if let since = slots[i].connectedSince, now - since > .seconds(60) { slots[i].backoff = .seconds(1) }
-            waitToReconnect(i, at: now)
+            route(.disconnected(peer: peer, reason: "\(reason)"), toLink: handle, host: &host, at: now)
         case let .gatt(handle, id, result):
-            gattResult(handle: handle, id: id, result: result, host: &host, at: now)
+            route(.gatt(id, result), toLink: handle, host: &host, at: now)
         case let .notification(handle, attribute, value):
-            deliverValue(handle: handle, attribute: attribute, value: value, origin: .notification, host: &host, at: now)
+            route(.value(attribute: attribute, value, origin: .notification), toFirst: { $0.state == .running(handle: handle) }, host: &host, at: now)
         case let .indication(handle, attribute, value):
-            deliverValue(handle: handle, attribute: attribute, value: value, origin: .indication, host: &host, at: now)
+            route(.value(attribute: attribute, value, origin: .indication), toFirst: { $0.state == .running(handle: handle) }, host: &host, at: now)
         case let .encryptionChanged(handle, enabled, bonded):
-            guard enabled, let i = slots.firstIndex(where: { $0.handle == handle }), let peer = slots[i].peer else { return }
-            events.append(.encrypted(slots[i].device, peer: peer, bonded: bonded))
-            encryptionReady(i, handle: handle, host: &host, at: now)
+            guard enabled else { return }
+            route(.encrypted(bonded: bonded), toLink: handle, host: &host, at: now)
         case let .encryptionFailed(handle, reason, bondRejected):
-            guard let i = slots.firstIndex(where: { $0.handle == handle }), let peer = slots[i].peer else { return }
-            if bondRejected && !slots[i].retriedPairingAfterBondLoss {
-                // The peer forgot us (reset, re-paired elsewhere): pair afresh, once.
-                slots[i].retriedPairingAfterBondLoss = true
-                host.forgetBond(peer)
-                host.pair(handle: handle, at: now)
-                return
-            }
-            securityFailed(i, handle: handle, reason: "encryption failed: \(reason)", host: &host, at: now)
+            route(.encryptionFailed(reason: reason, bondRejected: bondRejected), toLink: handle, host: &host, at: now)
         case let .paired(handle, bond):
-            guard let i = slots.firstIndex(where: { $0.handle == handle }), let peer = slots[i].peer else { return }
-            slots[i].retriedPairingAfterBondLoss = false
-            events.append(.paired(slots[i].device, peer: peer, secureConnections: bond.secureConnections))
+            route(.paired(secureConnections: bond.secureConnections), toLink: handle, host: &host, at: now)
         case let .pairingFailed(handle, reason):
-            guard let i = slots.firstIndex(where: { $0.handle == handle }) else { return }
-            securityFailed(i, handle: handle, reason: reason, host: &host, at: now)
+            route(.pairingFailed(reason: reason), toLink: handle, host: &host, at: now)
         case .mtuExchanged, .connectionParametersChanged, .log:
             break
         }
     }
 
-    // MARK: searching and connecting
+    // MARK: routing
+
+    /// Hands `input` to the slot whose link this is.
+    mutating func route(_ input: TransmitterSlot.Input, toLink handle: UInt16, host: inout Host, at now: MonotonicInstant) {
+        route(input, toFirst: { $0.handle == handle }, host: &host, at: now)
+    }
+
+    mutating func route(_ input: TransmitterSlot.Input, toFirst matching: (TransmitterSlot) -> Bool, host: inout Host, at now: MonotonicInstant) {
+        guard let i = slots.firstIndex(where: matching) else { return }
+        route(input, to: i, host: &host, at: now)
+    }
+
+    /// Hands `input` to slot `i` and carries out its effects in order: events, host calls, and
+    /// what concerns the appliance as a whole (remembered peers, calibrations for the others).
+    mutating func route(_ input: TransmitterSlot.Input, to i: Int, host: inout Host, at now: MonotonicInstant) {
+        let encrypted = slots[i].handle.map(host.isEncrypted) ?? false
+        for effect in slots[i].receive(input, at: now, linkIsEncrypted: encrypted) {
+            switch effect {
+            case .event(let event):
+                events.append(event)
+            case .connect(let peer):
+                host.connect(peer, at: now)
+            case .disconnect(let handle):
+                host.disconnect(handle: handle, at: now)
+            case .secure(let handle):
+                host.secure(handle: handle, at: now)
+            case .pair(let handle):
+                host.pair(handle: handle, at: now)
+            case .forgetBond(let peer):
+                host.forgetBond(peer)
+            case let .gatt(operation, handle, request):
+                slots[i].sent(request, as: host.gatt(operation, on: handle, at: now))
+            case .remember(let peer):
+                let device = slots[i].device
+                if (try? remembered.rememberIfNew(peer, for: device)) == true {
+                    slots[i].remembered(peer)
+                    events.append(.rememberedAddress(device, peer))
+                }
+            case let .calibrateOthers(reference, time):
+                // Meter records carry the meter's wall-clock time; drivers take monotonic
+                // time, so convert with the host's wall clock.
+                let takenAt: MonotonicInstant = switch time {
+                case .monotonic(let instant): instant
+                case .wallClock(let time): now - (host.wallClock - time)
+                }
+                for j in slots.indices where j != i {
+                    route(.calibration(reference, takenAt: takenAt), to: j, host: &host, at: now)
+                }
+            }
+        }
+    }
+
+    // MARK: searching
 
     /// Scanning runs while any transmitter is being searched for (remembered ones included:
     /// Vigil connects the moment they advertise, which catches a Dexcom's short windows) and
@@ -229,7 +218,7 @@ public struct Appliance: Sendable {
         // is remembered after discovery, so the one a slot last tried (refused pairing, link
         // dropped or connection failed before discovery) is watched too: otherwise its
         // unchanged advertisement is never reported again and the slot never reconnects.
-        host.watch(Set(searching.compactMap { $0.matcher.remembered ?? $0.peer }))
+        host.watch(Set(searching.compactMap(\.watchedPeer)))
         let wanted = !searching.isEmpty || !broadcasters.isEmpty
         if wanted && !host.isScanning { host.startScanning(active: activeScan, at: now) }
         if !wanted && host.isScanning { host.stopScanning(at: now) }
@@ -239,161 +228,16 @@ public struct Appliance: Sendable {
         let summary = AdvertisementSummary(address: a.address, advertising: a.parsed, scanResponse: a.parsedScanResponse, rssi: a.rssi)
         // Broadcasters first: real ones are not connectable.
         for i in broadcasters.indices where broadcasters[i].matches(summary) {
-            let produced = broadcasters[i].decoder.decode(summary, at: now)
-            if broadcasters[i].remembered == nil, produced.containsReading {
-                broadcasters[i].remembered = a.address
-                if (try? remembered.rememberIfNew(a.address, for: broadcasters[i].device)) == true {
-                    events.append(.rememberedAddress(broadcasters[i].device, a.address))
-                }
+            let heard = broadcasters[i].heard(summary, at: now)
+            if heard.isFirstFromPeer, (try? remembered.rememberIfNew(a.address, for: broadcasters[i].device)) == true {
+                events.append(.rememberedAddress(broadcasters[i].device, a.address))
             }
-            let fresh = produced.filter { event in
-                guard case .info(let info) = event else { return true }
-                defer { broadcasters[i].lastInfo = info }
-                return info != broadcasters[i].lastInfo
-            }
-            report(fresh, device: broadcasters[i].device, peer: a.address)
+            events += heard.events
         }
         // A peer already claimed by one slot is not offered to another.
-        let claimed = Set(slots.compactMap { s -> DeviceAddress? in
-            if case .connecting(let p) = s.state { return p }
-            return s.handle != nil ? s.peer : nil
-        })
+        let claimed = Set(slots.compactMap(\.claimedPeer))
         guard a.isConnectable || a.scanResponse != nil, !claimed.contains(a.address) else { return }
-        for i in slots.indices where slots[i].state == .searching && slots[i].matches(summary) {
-            slots[i].state = .connecting(a.address)
-            slots[i].peer = a.address  // watched while searching again (see updateScanning)
-            events.append(.connecting(slots[i].device, peer: a.address))
-            host.connect(a.address, at: now)
-            break
-        }
+        route(.advertisement(from: a.address), toFirst: { $0.isLookingFor(summary) }, host: &host, at: now)
         updateScanning(host: &host, at: now)
-    }
-
-    /// Hands a broadcaster's events up: readings together, the rest one by one.
-    mutating func report(_ produced: [TransmitterEvent], device: DeviceID, peer: DeviceAddress?) {
-        var readings: [Reading] = []
-        for event in produced {
-            if case .reading(let r) = event { readings.append(r) } else { events.append(.transmitter(device, peer: peer, event)) }
-        }
-        if !readings.isEmpty { events.append(.readings(device, peer: peer, readings)) }
-    }
-
-    /// Closes slot `i`'s link; `reason` goes into the `disconnected` event when the host
-    /// reports the link gone. Asked again every `closeRetryInterval` until it is.
-    mutating func close(_ i: Int, handle: UInt16, reason: String, host: inout Host, at now: MonotonicInstant) {
-        slots[i].closingReason = slots[i].closingReason ?? reason
-        slots[i].closeRetryAt = now + TransmitterSlot.closeRetryInterval
-        host.disconnect(handle: handle, at: now)
-    }
-
-    /// Schedules the next connection: when the driver said the transmitter will have something
-    /// new (a paced session that did its work), else after the back-off, which doubles up to
-    /// `maximumBackoff` while sessions keep failing. A transmitter that stays connectable is
-    /// thus read once per reading it makes, not hammered (docs/reading-identity.md).
-    mutating func waitToReconnect(_ i: Int, at now: MonotonicInstant) {
-        slots[i].pending.removeAll()
-        slots[i].database = nil
-        slots[i].driverAwaitsEncryption = false
-        slots[i].connectedSince = nil
-        slots[i].closingReason = nil
-        slots[i].closeRetryAt = nil
-        defer {
-            slots[i].progress = .none
-            slots[i].nextSessionAt = nil
-        }
-        if slots[i].progress == .delivered, let next = slots[i].nextSessionAt, next > now {
-            slots[i].state = .waitingForNextReading(until: next)
-            return
-        }
-        slots[i].state = .waitingToReconnect(until: now + slots[i].backoff)
-        slots[i].backoff = min(slots[i].backoff * 2, TransmitterSlot.maximumBackoff)
-    }
-
-    // MARK: security and discovery
-
-    mutating func encryptionReady(_ i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant) {
-        switch slots[i].state {
-        case .securing:
-            discover(i, handle: handle, host: &host, at: now)
-        case .running where slots[i].driverAwaitsEncryption:
-            slots[i].driverAwaitsEncryption = false
-            let actions = slots[i].driver.receive(.encrypted, at: now)
-            perform(actions, slot: i, handle: handle, host: &host, at: now)
-        default:
-            break
-        }
-    }
-
-    mutating func securityFailed(_ i: Int, handle: UInt16, reason: String, host: inout Host, at now: MonotonicInstant) {
-        let peer = slots[i].peer
-        events.append(.transmitter(slots[i].device, peer: peer, .pairingFailed(reason: reason)))
-        switch slots[i].state {
-        case .running where slots[i].driverAwaitsEncryption:
-            slots[i].driverAwaitsEncryption = false
-            let actions = slots[i].driver.receive(.pairingFailed(reason: reason), at: now)
-            perform(actions, slot: i, handle: handle, host: &host, at: now)
-        case .securing:
-            close(i, handle: handle, reason: "could not secure the link", host: &host, at: now)
-        default:
-            break
-        }
-    }
-
-    mutating func discover(_ i: Int, handle: UInt16, host: inout Host, at now: MonotonicInstant) {
-        // Results reach us only after this returns (the runner drains the host), even when the
-        // host answers from its bond cache.
-        let id = host.gatt(.discoverDatabase, on: handle, at: now)
-        slots[i].state = .discovering(handle: handle, request: id)
-    }
-
-    mutating func databaseDiscovered(_ i: Int, handle: UInt16, database: GATT.Database, host: inout Host, at now: MonotonicInstant) {
-        slots[i].database = database
-        var services: [BluetoothUUID: [DiscoveredCharacteristic]] = [:]
-        for entry in database.entries where services[entry.service.uuid] == nil {
-            services[entry.service.uuid] = entry.characteristics.map {
-                DiscoveredCharacteristic($0.uuid, properties: CharacteristicProperties(rawValue: $0.properties.rawValue))
-            }
-        }
-        let discovered = DiscoveredServices(services)
-        let device = slots[i].device
-        if let missing = slots[i].driver.profile.missingRequirement(in: discovered) {
-            slots[i].progress.reach(.refused)
-            events.append(.transmitter(device, peer: slots[i].peer, .incompatible(reason: missing)))
-            close(i, handle: handle, reason: "incompatible", host: &host, at: now)
-            return
-        }
-        if let peer = slots[i].peer, (try? remembered.rememberIfNew(peer, for: device)) == true {
-            slots[i].matcher.remembered = peer
-            events.append(.rememberedAddress(device, peer))
-        }
-        slots[i].state = .running(handle: handle)
-        var actions = slots[i].driver.start(discovered, at: now)
-        for (reference, takenAt) in slots[i].pendingCalibrations {
-            actions += slots[i].driver.receive(.calibration(reference, takenAt: takenAt), at: now)
-        }
-        slots[i].pendingCalibrations.removeAll()
-        perform(actions, slot: i, handle: handle, host: &host, at: now)
-    }
-}
-
-extension TransmitterSlot {
-    init(device: DeviceID, driver: any TransmitterDriver, matcher: TransmitterMatcher, securityFirst: Bool, fixedAddress: Address?) {
-        self.init(device: device, driver: driver, matcher: matcher, securityFirst: securityFirst)
-        self.fixedAddress = fixedAddress
-    }
-
-    func matches(_ summary: AdvertisementSummary) -> Bool {
-        if let fixedAddress { return summary.address.address == fixedAddress }
-        return matcher.matches(summary)
-    }
-}
-
-extension TransmitterSlot.PendingOperation {
-    var gattOperation: GATTOperation {
-        switch self {
-        case .read(let u): .read(u)
-        case .write(let u): .write(u)
-        case .subscribe(let u): .subscribe(u)
-        }
     }
 }

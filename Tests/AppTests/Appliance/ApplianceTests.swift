@@ -258,8 +258,8 @@ struct ApplianceTests {
         #expect(world.host.bonds.bond(for: ApplianceWorld.hrmAddress)?.longTermKey != Array(repeating: 0x42, count: 16))
     }
 
-    /// Found by the hostile-peer interop rig (`hostile_peers.py --scenario
-    /// pairing-failures`): a peer that refuses pairing is never discovered, so never
+    /// Found by the hostile-peer interop rig (`hostile_peers.py --scenario pairing-failures`):
+    /// a peer that refuses pairing is never discovered, so never
     /// remembered; the scanner reports its unchanged advertisement only for watched peers,
     /// and the slot waited for it forever. It must be retried, with backoff.
     @Test("a strap that refuses pairing is reported each time and retried with backoff")
