@@ -15,15 +15,17 @@ public struct HistoryReopening: Sendable {
     /// The attempts so far, the failure at start included.
     public private(set) var attempts = 1
     public private(set) var nextAttempt: MonotonicInstant
-    private var delay = Self.firstDelay
+    private var delay: Duration
     public private(set) var waiting: [HistoryRecord] = []
     public private(set) var waitingRows = 0
     /// Rows given up because the wait was full.
     public private(set) var dropped = 0
     public let rowLimit: Int
 
-    public init(failedAt now: MonotonicInstant, rowLimit: Int) {
+    /// `firstDelay`: shorter only in tests.
+    public init(failedAt now: MonotonicInstant, rowLimit: Int, firstDelay: Duration = Self.firstDelay) {
         self.rowLimit = rowLimit
+        delay = firstDelay
         nextAttempt = now + delay
     }
 

@@ -52,7 +52,7 @@ extension Supervisor {
     mutating func historyRedateFailed(_ error: String, at now: MonotonicInstant) {
         if exiting { return log(.error, "history: re-dating after the clock was set failed at exit: \(error)") }
         redating = false
-        log(.error, "history: re-dating after the clock was set failed: \(error); tried again in \(Self.saveRetryInterval)")
+        log(.error, "history: re-dating after the clock was set failed: \(error); tried again in \(configuration.retryInterval)")
         stored(.historyDates, false, at: now)
     }
 }

@@ -101,8 +101,8 @@ extension Supervisor {
     mutating func historyOpenFailed(_ error: String, at now: MonotonicInstant) {
         switch history {
         case .starting:
-            log(.error, "history: cannot open \(historyPath): \(error); readings wait in memory and it is tried again in \(HistoryReopening.firstDelay)")
-            history = .reopening(HistoryReopening(failedAt: now, rowLimit: configuration.historyRowLimit), attempting: false)
+            log(.error, "history: cannot open \(historyPath): \(error); readings wait in memory and it is tried again in \(configuration.retryInterval)")
+            history = .reopening(HistoryReopening(failedAt: now, rowLimit: configuration.historyRowLimit, firstDelay: configuration.retryInterval), attempting: false)
             stored(.history, false, at: now)
             if configuration.serialExportConfigured { log(.warning, "serial export: waits for the history to open") }
         case .reopening(var reopening, _):
@@ -157,8 +157,8 @@ extension Supervisor {
     }
 
     mutating func historyPruneFailed(_ error: String, at now: MonotonicInstant) {
-        log(.error, "history: pruning failed: \(error); old rows are kept and the size cap is not enforced; tried again in \(Self.saveRetryInterval)")
-        nextPrune = now + Self.saveRetryInterval
+        log(.error, "history: pruning failed: \(error); old rows are kept and the size cap is not enforced; tried again in \(configuration.retryInterval)")
+        nextPrune = now + configuration.retryInterval
         stored(.historyRetention, false, at: now)
     }
 

@@ -15,7 +15,7 @@ extension Supervisor {
             failingStorage.remove(what)
         } else {
             failingStorage.insert(what)
-            if what.isSavedAgainBySupervisor, nextSaveRetry == nil { nextSaveRetry = now + Self.saveRetryInterval }
+            if what.isSavedAgainBySupervisor, nextSaveRetry == nil { nextSaveRetry = now + configuration.retryInterval }
         }
         showStorage(at: now)
     }

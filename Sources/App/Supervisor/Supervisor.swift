@@ -36,6 +36,10 @@ public struct Supervisor {
         public var serialExportConfigured = false
         /// The wall clock's unexplained shift an earlier run saved.
         public var clockShiftAtStart: Duration = .zero
+        /// How long storage that failed waits before it is tried again: state files, re-dates
+        /// and prunes, and the history's first reopening (`saveRetryInterval`; shorter only in
+        /// tests, `vigil run --retry-interval`, so none waits out the real timer).
+        public var retryInterval = Supervisor.saveRetryInterval
 
         public init() {}
     }

@@ -47,6 +47,12 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("history-open-delay"), help: .hidden)
     var historyOpenDelay: Double?
 
+    /// For tests: storage that failed (state files, bonds, re-dates, prunes, the history's
+    /// first reopening) is tried again after this many seconds instead of 10, so a test
+    /// drives the retry rather than waiting out the real timer.
+    @Option(name: .customLong("retry-interval"), help: .hidden)
+    var retryInterval: Double?
+
     func run() throws {
         do {
             try runAppliance()
@@ -109,6 +115,8 @@ struct RunCommand: ParsableCommand {
         setup.faceDeviceOpened = device != nil
         setup.serialExportConfigured = configuration.export.serialPort != nil
         setup.clockShiftAtStart = state.loadClockShift()
+        let retry = retryInterval.flatMap { $0 > 0 ? Duration.milliseconds(Int64($0 * 1000)) : nil }
+        if let retry { setup.retryInterval = retry }
         var session = ApplianceSession(supervisor: Supervisor(appliance: appliance, face: face, configuration: setup, driverStates: driverStates),
                                        logger: logger, state: state)
         session.device = device
@@ -133,7 +141,7 @@ struct RunCommand: ParsableCommand {
         session.start(at: ClockReadings(monotonic: now, wall: SystemClock.wallNow()))
         defer { session.close(at: ClockReadings(monotonic: SystemClock.monotonicNow(), wall: SystemClock.wallNow())) }
         // The same state directory: its static address and bonds found unreadable sound the fault too.
-        let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true, state: state)
+        let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true, state: state, retryInterval: retry)
         if code != 0 { throw ExitCode(code) }
     }
 

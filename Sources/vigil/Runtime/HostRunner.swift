@@ -19,6 +19,8 @@ final class HostRunner {
         var snoopPath: String?
         /// For a replay, stop at the end of the capture.
         var stopAtEndOfInput: Bool
+        /// How long bonds that could not be saved wait to be saved again (shorter only in tests).
+        var bondsRetryInterval = HostRunner.bondsRetryInterval
     }
 
     private let openLink: () throws(PlatformError) -> LinkOpening
@@ -283,7 +285,7 @@ final class HostRunner {
                 } else if host.bonds != savedBonds, bondsRetryAt.map({ now >= $0 }) ?? true {
                     let saved = bondsChanged(host.bonds)
                     if saved { savedBonds = host.bonds }
-                    bondsRetryAt = saved ? nil : now + Self.bondsRetryInterval
+                    bondsRetryAt = saved ? nil : now + options.bondsRetryInterval
                     session.bondsSaved(saved, at: now, wallNow: host.wallClock)
                 }
                 return
