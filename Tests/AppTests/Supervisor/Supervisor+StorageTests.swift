@@ -101,3 +101,17 @@ import Testing
         #expect(world.storageFault.isEmpty)
     }
 }
+
+/// `vigil run --retry-interval` (for tests through the binary): every storage retry comes after
+/// it instead of 10 s, the history's first reopening included.
+@Suite struct SupervisorRetryIntervalTests {
+    @Test func aShorterRetryIntervalIsUsedByEveryRetry() throws {
+        var world = try SupervisorWorld(configure: { $0.retryInterval = .seconds(1) }, failingFiles: [.clockShift], historyOpens: false)
+        world.stepWallClock(to: world.wall + .seconds(86_400))
+        world.advance(by: .seconds(3.5))
+        let retries = world.saveTimes(of: .clockShift)
+        #expect(zip(retries, retries.dropFirst()).allSatisfy { $1 - $0 == .seconds(1) }, "\(retries)")
+        #expect(world.logged("readings wait in memory and it is tried again in 1.0 seconds"))
+        #expect(world.openAttempts.map { $0.at - SupervisorWorld.start } == [0, 1, 3].map { Duration.seconds($0) })
+    }
+}
