@@ -15,7 +15,7 @@ import Transmitters
 /// thermometer and the `NoisyCrowd`; `Appliance`, `ApplianceAlarms` and `ApplianceFace` as
 /// `SoakConfiguration` builds them; a real `HistoryStore` and the alarm state file in a
 /// temporary directory. Each `step()` is one turn of `vigil run`'s loop
-/// (`ApplianceSession`): jump to the earliest deadline, serve it, pass packets both ways
+/// (`Supervisor`, run by `ApplianceSession`): jump to the earliest deadline, serve it, pass packets both ways
 /// until quiet, append the turn's readings and alarm events to the history and commit them
 /// in one transaction, and write the alarm state if it changed.
 ///
@@ -152,7 +152,7 @@ struct SoakRig {
         problems.append("\(now): the rig never went quiet")
     }
 
-    /// `ApplianceSession.report()`: readings to the history, every event to the alarms, the
+    /// `Supervisor.report`: readings to the history, every event to the alarms, the
     /// alarm events to the history, the alarm state saved when it changed, the face flushed.
     private mutating func observeEvents() {
         let wall = wallNow
@@ -180,7 +180,7 @@ struct SoakRig {
         backend.removeAll()
     }
 
-    /// `ApplianceSession.endOfTurn`: the turn's rows in one transaction, old rows pruned every
+    /// `Supervisor.endOfTurn`: the turn's rows in one transaction, old rows pruned every
     /// 10 minutes with the session's retention.
     private mutating func endOfTurn() {
         if history.pendingCount > 0 {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 extension Interop {
-    /// Issue 7, the wall clock a day ahead across a restart: `vigil run` reads the shift an
+    /// The wall clock a day ahead across a restart: `vigil run` reads the shift an
     /// earlier run saw from `clock-shift` in the state directory (retention then ages rows by
     /// the clock as it ran before the step: HistoryStoreClockJumpTests), and a file that is
     /// not a whole number of seconds is said and ignored, never fatal.

@@ -66,22 +66,25 @@ struct DemoCommand: ParsableCommand {
             Appliance.Device(driver: try TransmitterRegistry.builtIn.makeDriver(configurations[1]), pair: true),
             Appliance.Device(decoder: try BroadcastRegistry.builtIn.makeDecoder(configurations[2])),
         ], remembered: RememberedTransmitters())
-        var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: nil)
-        session.console = !eventsJSON
         // The face on the terminal: buzzer and LED drawn on a status line, a key for the button.
         let setup = FaceSetup(backend: eventsJSON ? .none : .console, longPress: .acknowledge)
-        session.device = FaceDevices.open(setup, logger: logger)
-        if let console = session.device as? ConsoleFaceDevice { session.printLine = { console.printAbove($0) } }
-        session.face = ApplianceFace(alarms: try ApplianceAlarms(configuration: AlarmConfiguration(), devices: configurations, at: now),
-                                     drive: setup.sequencerDrive, actions: setup.buttonActions, at: now)
+        let device = FaceDevices.open(setup, logger: logger)
+        let face = ApplianceFace(alarms: try ApplianceAlarms(configuration: AlarmConfiguration(), devices: configurations, at: now),
+                                 drive: setup.sequencerDrive, actions: setup.buttonActions, at: now)
+        var supervision = Supervisor.Configuration()
+        supervision.eventOutput = eventsJSON ? .json : .console
+        var session = ApplianceSession(supervisor: Supervisor(appliance: appliance, face: face, configuration: supervision),
+                                       logger: logger, state: nil)
+        session.device = device
+        if let console = device as? ConsoleFaceDevice { session.printLine = { console.printAbove($0) } }
         if let path = statusSocket, !path.isEmpty {
             let board = StatusBoard(version: VigilVersion.string, startedAt: now,
                                     devices: configurations.map { .init(id: $0.device, kind: $0.typeName) })
             session.statusServer = StatusServer(path: path, board: board, logger: logger)
             session.statusServer?.open()
         }
-        defer { session.close() }
-        StandardOutput.flush()
+        session.start(at: ClockReadings(monotonic: now, wall: SystemClock.wallNow()))
+        defer { session.close(at: ClockReadings(monotonic: SystemClock.monotonicNow(), wall: SystemClock.wallNow())) }
         var configuration = Host.Configuration(staticAddress: Address(value: 0xC2_D3_E4_F5_06_17))
         configuration.connectTimeout = .seconds(5)
         let start = SystemClock.monotonicNow()

@@ -47,6 +47,12 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("history-open-delay"), help: .hidden)
     var historyOpenDelay: Double?
 
+    /// For tests: storage that failed (state files, bonds, re-dates, prunes, the history's
+    /// first reopening) is tried again after this many seconds instead of 10, so a test
+    /// drives the retry rather than waiting out the real timer.
+    @Option(name: .customLong("retry-interval"), help: .hidden)
+    var retryInterval: Double?
+
     func run() throws {
         do {
             try runAppliance()
@@ -76,8 +82,6 @@ struct RunCommand: ParsableCommand {
         let driverStates = state.loadDriverStates()
         let appliance = Appliance(devices: devices, remembered: state.loadRemembered(), activeScan: configuration.bluetooth.scan != .passive,
                                   driverStates: driverStates)
-        var session = ApplianceSession(appliance: appliance, eventsJSON: eventsJSON, logger: logger, state: state)
-        session.driverStates = driverStates
         let faceSetup: FaceSetup
         do {
             faceSetup = try configuration.face.setup()
@@ -94,35 +98,50 @@ struct RunCommand: ParsableCommand {
             StandardError.write("\(config): \(error)")
             throw ExitCode(78)
         }
-        if case .gpio = faceSetup.backend {
-            session.faceIsHardware(opened: FaceDevices.open(faceSetup, logger: logger),
-                                   reopen: { FaceDevices.open(faceSetup, logger: logger) }, at: now)
-        } else {
-            session.device = FaceDevices.open(faceSetup, logger: logger)
-        }
-        session.face = ApplianceFace(alarms: alarms, drive: faceSetup.sequencerDrive, actions: faceSetup.buttonActions, at: now,
-                                     buttonPressedAtBoot: session.device?.isButtonPressedAtBoot ?? false)
+        let device = FaceDevices.open(faceSetup, logger: logger)
+        let face = ApplianceFace(alarms: alarms, drive: faceSetup.sequencerDrive, actions: faceSetup.buttonActions, at: now,
+                                 buttonPressedAtBoot: device?.isButtonPressedAtBoot ?? false)
+        let notifier = SystemdNotifier(environment: .init(uniqueKeysWithValues: ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].compactMap { k in Environment.value(k).map { (k, $0) } }))
+        var setup = Supervisor.Configuration()
+        setup.eventOutput = eventsJSON ? .json : .none
+        setup.savesState = true
+        setup.historyPath = state.path + "/history.sqlite"
+        setup.historyRowLimit = historyRowsInMemory.map { max(1, $0) } ?? HistoryStore.defaultPendingLimit
+        setup.usbMountPoint = configuration.export.usbMountPoint
+        setup.utcOffset = configuration.alarms.utcOffset
+        setup.notifiesSystemd = notifier != nil
+        setup.watchdogInterval = notifier?.watchdogInterval
+        if case .gpio = faceSetup.backend { setup.faceIsHardware = true }
+        setup.faceDeviceOpened = device != nil
+        setup.serialExportConfigured = configuration.export.serialPort != nil
+        setup.clockShiftAtStart = state.loadClockShift()
+        let retry = retryInterval.flatMap { $0 > 0 ? Duration.milliseconds(Int64($0 * 1000)) : nil }
+        if let retry { setup.retryInterval = retry }
+        var session = ApplianceSession(supervisor: Supervisor(appliance: appliance, face: face, configuration: setup, driverStates: driverStates),
+                                       logger: logger, state: state)
+        session.device = device
+        session.notifier = notifier
+        // Missing or failing GPIO hardware is opened again, when the supervisor says.
+        if setup.faceIsHardware { session.faceOpener = { FaceDevices.open(faceSetup, logger: logger) } }
         if let port = configuration.export.serialPort {
             let baud = configuration.export.serialBaud, exportConfiguration = SerialExportSession.Configuration(utcOffset: configuration.alarms.utcOffset)
-            session.serialExportAwaitingHistory = { history in
+            session.makeSerialExport = { history in
                 SerialExportServer(path: port, baud: baud, history: history, configuration: exportConfiguration, logger: logger)
             }
         }
-        if let historyRowsInMemory { session.historyRowLimit = max(1, historyRowsInMemory) }
-        if let historyOpenDelay, historyOpenDelay > 0 { session.historyOpenDelay = .milliseconds(Int64(historyOpenDelay * 1000)) }
-        session.openHistory(path: state.path + "/history.sqlite", at: now)
-        session.utcOffset = configuration.alarms.utcOffset
-        session.usbMountPoint = configuration.export.usbMountPoint
+        session.history.path = setup.historyPath ?? ""
+        session.history.rowLimit = setup.historyRowLimit
+        if let historyOpenDelay, historyOpenDelay > 0 { session.history.openDelay = .milliseconds(Int64(historyOpenDelay * 1000)) }
         if let path = statusSocket.map({ $0.isEmpty ? nil : $0 }) ?? configuration.status.socketPath {
             let board = StatusBoard(version: VigilVersion.string, startedAt: now,
                                     devices: configuration.devices.map { .init(id: DeviceID($0.displayName), kind: $0.type) })
             session.statusServer = StatusServer(path: path, board: board, logger: logger)
             session.statusServer?.open()
         }
-        defer { session.close() }
-        session.notifier = SystemdNotifier(environment: .init(uniqueKeysWithValues: ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"].compactMap { k in Environment.value(k).map { (k, $0) } }))
+        session.start(at: ClockReadings(monotonic: now, wall: SystemClock.wallNow()))
+        defer { session.close(at: ClockReadings(monotonic: SystemClock.monotonicNow(), wall: SystemClock.wallNow())) }
         // The same state directory: its static address and bonds found unreadable sound the fault too.
-        let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true, state: state)
+        let code = try controller.runSession(&session, logger: logger, seconds: seconds, reopen: true, state: state, retryInterval: retry)
         if code != 0 { throw ExitCode(code) }
     }
 

@@ -23,8 +23,6 @@ enum HistoryOpening {
         let result: Result<HistoryStore, HistoryError>
     }
 
-    /// How long `vigil run` waits at exit for an open still running, to write what waited.
-    static let waitAtExit: Duration = .seconds(10)
 
     /// Starts opening `path`. `delay` holds the job first (for tests: a card that is slow).
     static func start(path: String, pendingLimit: Int, delay: Duration?) throws(PlatformError) -> BackgroundJob<Opened> {

@@ -25,7 +25,7 @@ extension ControllerOptions {
     /// Opens the state (`state`, the session's own, or the resolved directory), builds the
     /// host and runs `session` on it until it finishes.
     func runSession<S: HostSession>(_ session: inout S, logger: Logger, seconds: Double?, reopen: Bool,
-                                    state: StateDirectory? = nil) throws -> Int32 {
+                                    state: StateDirectory? = nil, retryInterval: Duration? = nil) throws -> Int32 {
         let transport = try Self.parseTransport(hci)
         let state = state ?? StateDirectory(path: resolvedStateDirectory, logger: logger)
         let isReplay: Bool = if case .btsnoop = transport { true } else { false }
@@ -34,13 +34,14 @@ extension ControllerOptions {
         configuration.replay = isReplay
         let host = Host(configuration: configuration, bonds: state.loadBonds())
         let start = SystemClock.monotonicNow()
-        let options = HostRunner.Options(
+        var options = HostRunner.Options(
             // A capture plays once: reopened after a failure it would play again from the
             // start, and again, and `run` on it would never end.
             reopenOnFailure: reopen && !isReplay,
             stopAt: seconds.map { start + .milliseconds(Int64($0 * 1000)) },
             snoopPath: btsnoopLog,
             stopAtEndOfInput: isReplay)
+        if let retryInterval { options.bondsRetryInterval = retryInterval }
         let runner = HostRunner(host: host, logger: logger, options: options, bondsChanged: { state.saveBonds($0) }) { () throws(PlatformError) -> LinkOpening in
             try HCILinks.open(transport)
         }

@@ -19,6 +19,8 @@ final class HostRunner {
         var snoopPath: String?
         /// For a replay, stop at the end of the capture.
         var stopAtEndOfInput: Bool
+        /// How long bonds that could not be saved wait to be saved again (shorter only in tests).
+        var bondsRetryInterval = HostRunner.bondsRetryInterval
     }
 
     private let openLink: () throws(PlatformError) -> LinkOpening
@@ -86,7 +88,7 @@ final class HostRunner {
                 // The last batch's events were drained as they came; the session's per-turn
                 // work (the history's transaction) is not skipped for the last turn.
                 drain(&session, at: now)
-                session.endOfTurn(at: now)
+                session.endOfTurn(at: now, wallNow: host.wallClock)
                 session.inputEnded(at: now)
                 return session.exitCode
             }
@@ -100,7 +102,7 @@ final class HostRunner {
             }
             // Send what the last turn produced before sleeping: nothing may wait in the queue.
             drain(&session, at: now)
-            session.endOfTurn(at: now)
+            session.endOfTurn(at: now, wallNow: host.wallClock)
             watchSessionDescriptors(read: session.descriptors, write: session.writeInterest)
             let deadline = earliest(host.nextDeadline, session.nextDeadline, options.stopAt, reopenAt, link?.nextDeadline, bondsRetryAt)
             let ready: [PollLoop.Event]
@@ -279,12 +281,12 @@ final class HostRunner {
                     // save): the file holds the bonds as they are, so nothing is left to retry,
                     // and a retry deadline left in the past would spin the loop for good.
                     bondsRetryAt = nil
-                    session.bondsSaved(true, at: now)
+                    session.bondsSaved(true, at: now, wallNow: host.wallClock)
                 } else if host.bonds != savedBonds, bondsRetryAt.map({ now >= $0 }) ?? true {
                     let saved = bondsChanged(host.bonds)
                     if saved { savedBonds = host.bonds }
-                    bondsRetryAt = saved ? nil : now + Self.bondsRetryInterval
-                    session.bondsSaved(saved, at: now)
+                    bondsRetryAt = saved ? nil : now + options.bondsRetryInterval
+                    session.bondsSaved(saved, at: now, wallNow: host.wallClock)
                 }
                 return
             }

@@ -24,10 +24,10 @@ protocol HostSession {
     /// One of `writeInterest` can take more bytes (or hung up): the session writes itself.
     mutating func writable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant)
     /// The turn's work is done and the loop is about to sleep: the place for work batched per
-    /// turn (the history's one transaction).
-    mutating func endOfTurn(at now: MonotonicInstant)
+    /// turn (the history's one transaction). `wallNow` was read with `now`: sessions read no clock.
+    mutating func endOfTurn(at now: MonotonicInstant, wallNow: WallClockTime)
     /// The runner saved the host's changed bonds, or failed to (and tries again later).
-    mutating func bondsSaved(_ succeeded: Bool, at now: MonotonicInstant)
+    mutating func bondsSaved(_ succeeded: Bool, at now: MonotonicInstant, wallNow: WallClockTime)
     /// The input ended (a replay's last record) and the run stops there.
     mutating func inputEnded(at now: MonotonicInstant)
 }
@@ -37,7 +37,7 @@ extension HostSession {
     mutating func readable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {}
     var writeInterest: [Int32] { [] }
     mutating func writable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {}
-    mutating func endOfTurn(at now: MonotonicInstant) {}
-    mutating func bondsSaved(_ succeeded: Bool, at now: MonotonicInstant) {}
+    mutating func endOfTurn(at now: MonotonicInstant, wallNow: WallClockTime) {}
+    mutating func bondsSaved(_ succeeded: Bool, at now: MonotonicInstant, wallNow: WallClockTime) {}
     mutating func inputEnded(at now: MonotonicInstant) {}
 }

@@ -1,0 +1,67 @@
+import Alarms
+import Clocks
+import Host
+import Readings
+import Transmitters
+
+extension Supervisor {
+    /// What the runner does for the supervisor, in order. Each that can fail is answered with
+    /// an `Input` (`saved`, `historyCommitted`, ...), at once or when a background job ends.
+    public enum Action: Sendable {
+        case log(Host.LogLevel, String)
+        /// A line on stdout: an event as JSON (`--events-json`) or as text (the demo's console).
+        case print(String)
+        /// An event for `vigil status` to show.
+        case observe(ApplianceEvent)
+        /// Answered with `Input.saved`.
+        case save(StateFile)
+        /// Appended to the open history, written by the next `commitHistory`.
+        case record(HistoryRecord)
+        /// Answered with `historyCommitted` or `historyCommitFailed`.
+        case commitHistory
+        /// Rows past their retention, aged on `retentionTime`; answered with `historyPruned`
+        /// or `historyPruneFailed`.
+        case pruneHistory(retentionTime: WallClockTime)
+        /// Answered with `historyRedated` or `historyRedateFailed`.
+        case redateHistory(ClockSetting)
+        /// At start (attempt 1) in place, later on a thread of its own: answered with
+        /// `historyOpened` or `historyOpenFailed` when it ends.
+        case openHistory(attempt: Int)
+        /// At exit, an attempt still running is waited for up to `waitUpTo`, then answered as
+        /// it ended, or with `historyOpenDidNotEnd`.
+        case finishHistoryOpening(waitUpTo: Duration)
+        /// The serial export starts on the history, now open.
+        case startSerialExport
+        /// Fields for systemd's notification socket; a failure is answered with `notifyFailed`.
+        case notify([String])
+        /// A line write (or gesture) for the face's hardware.
+        case face(FaceOutput, at: MonotonicInstant)
+        /// The status line the face hardware shows (the console's, the status LED's text).
+        case showStatus(String)
+        /// The face hardware closed and opened again; answered with `faceDeviceReopened`.
+        case reopenFaceDevice
+        /// The double press's bundle, on a thread of its own; answered with `usbExportEnded`.
+        case startUSBExport(USBBundle, mountPoint: String)
+        /// At exit: the bundle being written stops at its next page.
+        case stopUSBExport
+        /// Start-up is over: its code pages need not stay mapped.
+        case dropStartupCode
+    }
+
+    /// A state file, with what it is to hold.
+    public enum StateFile: Sendable {
+        case alarmState(AlarmEngine.State, at: MonotonicInstant)
+        case rememberedTransmitters(RememberedTransmitters)
+        case driverStates([DeviceID: [String: String]])
+        case clockShift(WallClockWatch)
+
+        public var stored: StoredState {
+            switch self {
+            case .alarmState: .alarmState
+            case .rememberedTransmitters: .rememberedTransmitters
+            case .driverStates: .driverStates
+            case .clockShift: .clockShift
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Alarms
+import Clocks
+
+extension Supervisor {
+    /// What the runner tells the supervisor besides the host's events: the results of the
+    /// actions it performed, and what it found.
+    public enum Input: Sendable {
+        /// The button changed, at the instant the kernel stamped.
+        case button(ButtonEdge, at: MonotonicInstant)
+        /// The face hardware's failure now (nil: every line works), told when it changes.
+        case faceDeviceFailure(String?)
+        /// `reopenFaceDevice` done: the device's name, or nil when it could not be opened.
+        case faceDeviceReopened(name: String?)
+        case saved(StoredState, succeeded: Bool)
+        /// The runner saved the host's changed bonds, or could not (and tries again itself).
+        case bondsSaved(succeeded: Bool)
+        /// State files found unreadable at start and set aside.
+        case stateFilesUnreadable([String])
+        case historyOpened(HistoryOpenOutcome)
+        case historyOpenFailed(String)
+        /// At exit, the attempt still running did not end in time and was left behind.
+        case historyOpenDidNotEnd
+        /// `droppedTotal`: rows the history dropped from memory in this run, all told.
+        case historyCommitted(droppedTotal: Int)
+        case historyCommitFailed(String, pending: Int, droppedTotal: Int)
+        case historyPruned(finished: Bool, summary: String)
+        case historyPruneFailed(String)
+        case historyRedated(rows: Int)
+        case historyRedateFailed(String)
+        case usbExportEnded(succeeded: Bool, summary: String)
+        case notifyFailed(String)
+        /// The run stops: what waits is written, or said lost.
+        case exiting
+    }
+}
