@@ -3,8 +3,8 @@ import Clocks
 import Readings
 import Wire
 
-/// The session state machine for a Bubble bridge carrying a Libre 1 sensor (protocols.md §2.2,
-/// §3; profile in `BubbleProfile`).
+/// The session state machine for a Bubble bridge carrying a Libre 1 sensor (messages in `Bubble`,
+/// with the projects they were read from; FRAM in `LibreFRAM`; profile in `BubbleProfile`).
 ///
 /// On `start`: subscribe to the Nordic UART receive characteristic; once subscribed, write the
 /// start command (`00 <app> 05`). The bridge answers with its info message (`0x80`: firmware,

@@ -4,7 +4,8 @@ import Readings
 import Wire
 
 /// The session state machine for a standard Continuous Glucose Monitoring Service sensor
-/// (CGMS 0x181F, protocols.md §5.7; profile in `CGMServiceProfile`).
+/// (CGMS 0x181F, the Bluetooth SIG CGM Service
+/// specification; profile in `CGMServiceProfile`).
 ///
 /// On `start` (the link is encrypted first): read CGM Feature (which says whether every value
 /// carries an E2E-CRC), CGM Status and Session Start Time (which date the records), Session Run

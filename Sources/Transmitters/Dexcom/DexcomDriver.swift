@@ -4,7 +4,7 @@ import Readings
 import Wire
 
 /// The session state machine for a Dexcom G5/G6 transmitter (profile in `DexcomProfile`,
-/// messages in `Dexcom`, protocols.md §1).
+/// messages in `Dexcom`; docs/dexcom.md).
 ///
 /// The transmitter wakes every 5 minutes, advertises, and accepts one short session:
 /// 1. Authenticate: write AuthRequestTx with a fresh token, read Authentication for the
@@ -102,7 +102,7 @@ public struct DexcomDriver: TransmitterDriver {
     }
 
     /// The transmitter's clock, learned from TransmitterTimeRx: dex time `currentTime` was
-    /// true at monotonic `receivedAt` (protocols.md §1.9).
+    /// true at monotonic `receivedAt` (docs/dexcom.md "Pacing").
     public struct DexClock: Hashable, Sendable {
         public var currentTime: Dexcom.DexTime
         public var receivedAt: MonotonicInstant

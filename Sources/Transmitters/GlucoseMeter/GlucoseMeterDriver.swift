@@ -4,7 +4,7 @@ import Readings
 import Wire
 
 /// The session state machine for a standard Bluetooth glucose meter (Glucose Service 0x1808,
-/// protocols.md §5.6; profile in `GlucoseMeterProfile`).
+/// the Bluetooth SIG Glucose Service specification; profile in `GlucoseMeterProfile`).
 ///
 /// A meter is not a stream: it connects when the user has measured, and hands over its stored
 /// records through the Record Access Control Point. On `start` (the link is already encrypted,

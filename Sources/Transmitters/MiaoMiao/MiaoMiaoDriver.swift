@@ -3,8 +3,8 @@ import Clocks
 import Readings
 import Wire
 
-/// The session state machine for a MiaoMiao bridge carrying a Libre 1 sensor (protocols.md
-/// §2.1, §3; profile in `MiaoMiaoProfile`).
+/// The session state machine for a MiaoMiao bridge carrying a Libre 1 sensor (messages in
+/// `MiaoMiao`, with the projects they were read from; FRAM in `LibreFRAM`; profile in `MiaoMiaoProfile`).
 ///
 /// On `start`: subscribe to the Nordic UART receive characteristic; once subscribed, write
 /// `F0` (start reading, as xdripswift does when notifications are enabled). The bridge then

@@ -3,7 +3,8 @@ import Clocks
 import Readings
 import Wire
 
-/// The session state machine for an xDrip/xBridge Wixel relaying a Dexcom G4 (protocols.md §4).
+/// The session state machine for an xDrip/xBridge Wixel relaying a Dexcom G4 (packets in `XBridgePacket`,
+/// as xDrip+ reads them).
 ///
 /// On `start`: subscribe to FFE1 notifications and wait. The bridge speaks first: a beacon when
 /// it wakes, then a data packet every 5 minutes (the G4's cycle).
