@@ -44,10 +44,7 @@ public struct BubbleDriver: SessionDriver {
         }
     }
 
-    public enum Stage: Hashable, Sendable {
-        case awaitingSubscription
-        case reading
-    }
+    public typealias Stage = LibreBridgeStage
 
     public enum Timer: Hashable, Comparable, Sendable {
         /// The next chunk of a FRAM under way.

@@ -31,3 +31,12 @@ public enum NordicUART {
         discovered.characteristic(NordicUART.write, in: NordicUART.service)?.properties.contains(.writeWithoutResponse) != true
     }
 }
+
+/// Where a Libre bridge's session is: the MiaoMiao and the Bubble speak over the same UART and
+/// begin alike, subscribing to its receive side and sending their start command once that is
+/// confirmed.
+public enum LibreBridgeStage: Hashable, Sendable {
+    case awaitingSubscription
+    /// Subscribed; the start command sent, data flowing.
+    case reading
+}

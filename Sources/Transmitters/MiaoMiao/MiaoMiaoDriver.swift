@@ -42,11 +42,7 @@ public struct MiaoMiaoDriver: SessionDriver {
         }
     }
 
-    public enum Stage: Hashable, Sendable {
-        case awaitingSubscription
-        /// Subscribed; `F0` sent, packets flowing.
-        case reading
-    }
+    public typealias Stage = LibreBridgeStage
 
     /// What the driver waits for, in the order it acts when both are due.
     public enum Timer: Hashable, Comparable, Sendable {
