@@ -200,11 +200,10 @@ public struct BubbleDriver: SessionDriver {
 
 extension BubbleDriver {
     /// The registry entry: `bubble [NAME] [no-data-timeout=11m]`.
-    /// Sensor life: a Libre 1 lasts 14 days.
     public static let transmitterType = TransmitterType(
         name: "bubble",
         summary: "Bubble bridge for a FreeStyle Libre 1 sensor (Nordic UART)",
-        declaration: TransmitterDeclaration(category: .continuousGlucose, fuzzTarget: "libre", sensorLife: .seconds(14 * 24 * 3600)),
+        declaration: .libre1Bridge,
         driver: BubbleDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> BubbleDriver in
         try configuration.rejectUnknownOptions(known: ["no-data-timeout"])

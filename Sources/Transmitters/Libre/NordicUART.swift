@@ -40,3 +40,9 @@ public enum LibreBridgeStage: Hashable, Sendable {
     /// Subscribed; the start command sent, data flowing.
     case reading
 }
+
+extension TransmitterDeclaration {
+    /// A bridge carrying a Libre 1 sensor (MiaoMiao, Bubble): continuous glucose from a sensor
+    /// that lasts 14 days, its wire formats reached by the `libre` fuzz target.
+    static let libre1Bridge = TransmitterDeclaration(category: .continuousGlucose, fuzzTarget: "libre", sensorLife: .seconds(14 * 24 * 3600))
+}

@@ -200,11 +200,10 @@ public struct MiaoMiaoDriver: SessionDriver {
 
 extension MiaoMiaoDriver {
     /// The registry entry: `miaomiao [NAME] [no-data-timeout=11m]`.
-    /// Sensor life: a Libre 1 lasts 14 days.
     public static let transmitterType = TransmitterType(
         name: "miaomiao",
         summary: "MiaoMiao bridge for a FreeStyle Libre 1 sensor (Nordic UART)",
-        declaration: TransmitterDeclaration(category: .continuousGlucose, fuzzTarget: "libre", sensorLife: .seconds(14 * 24 * 3600)),
+        declaration: .libre1Bridge,
         driver: MiaoMiaoDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> MiaoMiaoDriver in
         try configuration.rejectUnknownOptions(known: ["no-data-timeout"])
