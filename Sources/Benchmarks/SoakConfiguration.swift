@@ -68,7 +68,7 @@ enum SoakConfiguration {
     static func build() throws(Problem) -> Built {
         let configuration: VigilConfiguration
         do throws(ConfigurationErrors) {
-            configuration = try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterRegistry.builtIn.names + BroadcastRegistry.builtIn.names)
+            configuration = try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterCatalog.builtIn.names)
         } catch {
             throw .configuration(error.errors.map { "\($0)" }.joined(separator: "; "))
         }

@@ -17,7 +17,7 @@ extension FuzzTarget {
         _ = try? BoardProfile(reading: root)
     }
 
-    static let knownDeviceTypes = TransmitterRegistry.builtIn.names + BroadcastRegistry.builtIn.names
+    static let knownDeviceTypes = TransmitterCatalog.builtIn.names
 
     /// The serial export protocol (SerialExportSession's doc comment): command lines as the
     /// appliance parses them, the session answering them from a small history, and the

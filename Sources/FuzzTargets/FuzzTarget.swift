@@ -1,3 +1,5 @@
+import Transmitters
+
 /// One libFuzzer entry point: a name (`scripts/fuzz h4`, the corpus folder `Fuzz/corpus/h4`)
 /// and a function that feeds arbitrary bytes to the real decoding API the app uses.
 ///
@@ -27,6 +29,12 @@ public struct FuzzTarget: Sendable {
         dexcom, libre, xbridge, glucoseMeter, cgmService, heartRate, sensorTag,
         btsnoop, config, serialCommand, host,
     ]
+
+    /// The target each transmitter type declares for its decoders and driver
+    /// (`TransmitterDeclaration.fuzzTarget`), by type name: each must be one of `all`.
+    public static var declaredByTransmitterTypes: [(type: String, target: String)] {
+        TransmitterCatalog.builtIn.entries.map { ($0.name, $0.declaration.fuzzTarget) }
+    }
 
     public static func named(_ name: String) -> FuzzTarget? {
         all.first { $0.name == name }

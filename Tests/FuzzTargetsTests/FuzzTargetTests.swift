@@ -48,6 +48,15 @@ enum Corpus {
 
     /// scripts/fuzz takes the target list from the corpus folders: a target without seeds
     /// would never run, and a folder without a target would fail the run.
+    /// A transmitter type whose declared target does not exist would have decoders no fuzzer
+    /// reaches.
+    @Test func everyTransmitterTypesDeclaredTargetExists() {
+        #expect(!FuzzTarget.declaredByTransmitterTypes.isEmpty)
+        for (type, target) in FuzzTarget.declaredByTransmitterTypes {
+            #expect(FuzzTarget.named(target) != nil, "\(type) declares fuzz target \(target), which is not in FuzzTarget.all")
+        }
+    }
+
     @Test func everyTargetHasSeedsAndEveryFolderATarget() {
         let folders = Corpus.entries(Corpus.root)
         #expect(Set(folders) == Set(FuzzTarget.all.map(\.name)), "corpus folders \(folders)")

@@ -8,26 +8,29 @@ import Transmitters
 /// the driver `driverOptions(type:options:)`, the options without the alarm keys, because
 /// drivers reject keys they do not know.
 ///
-/// Keys (a key for another kind of device is left to the driver, which rejects it as unknown,
-/// so a misplaced key is never silently ignored):
-/// - every type: `watch` (signal loss when silent; default true for glucose transmitters,
-///   false otherwise), `battery-low-percent` (default 20; 0 = no battery alarm at all).
-/// - glucose transmitters: `sensor-life-hours` (Dexcom 240 (G6 10 days; 168 for a G5 ID
-///   `4…`), MiaoMiao, Bubble and xBridge 336 (Libre 1 14 days; only LimiTTer-style xBridges
-///   report an age, and they read Libre 1 sensors), CGM Service 0; 0 = no "expiring" alarm),
-///   `sensor-expiring-hours` (default 24).
-/// - `dexcom`: `battery-low-millivolts` (default 3000, xDrip's voltage A warning; 0 = off).
-/// - `heart-rate`: `heart-rate-low` (40), `heart-rate-high` (150), each 0 = off;
+/// Which keys apply, and their defaults, follow from the type's `TransmitterDeclaration` (its
+/// category and its alarms), never from a list of type names here: a type added to
+/// `TransmitterCatalog.builtIn` gets its category's alarms. Keys (a key for another kind of
+/// device is left to the driver, which rejects it as unknown, so a misplaced key is never
+/// silently ignored):
+/// - every type: `watch` (signal loss when silent; default true for continuous glucose
+///   sensors, false otherwise), `battery-low-percent` (default 20; 0 = no battery alarm at all).
+/// - `.sensorLife` (continuous glucose): `sensor-life-hours` (the type's declared sensor life:
+///   Dexcom 240, or 168 for a G5 ID `4…`; MiaoMiao, Bubble and xBridge 336; CGM Service none;
+///   0 = no "expiring" alarm), `sensor-expiring-hours` (default 24).
+/// - `.batteryVoltage` (Dexcom): `battery-low-millivolts` (default 3000, xDrip's voltage A
+///   warning; 0 = off).
+/// - `.heartRate`: `heart-rate-low` (40), `heart-rate-high` (150), each 0 = off;
 ///   `heart-rate-minutes` (1).
-/// - `ruuvi`, `bthome`, `sensortag` (fridge thermometers): `temperature-low` (2),
-///   `temperature-high` (8), in °C, decimals allowed, `"off"` = off; `out-of-range-minutes`
-///   (30); `freezing-minutes` (5, at or below 0 °C).
+/// - `.temperature` (fridge thermometers): `temperature-low` (2), `temperature-high` (8), in
+///   °C, decimals allowed, `"off"` = off; `out-of-range-minutes` (30); `freezing-minutes` (5,
+///   at or below 0 °C).
 public struct DeviceAlarmOptions: Hashable, Sendable {
     public var watch: Bool
     public var settings: DeviceAlarmSettings
 
-    public static let glucoseTypes: Set<String> = ["dexcom", "miaomiao", "bubble", "xbridge", "cgm-service"]
-    public static let thermometerTypes: Set<String> = ["ruuvi", "bthome", "sensortag"]
+    /// The types whose silence is a signal loss unless configured otherwise, from their declarations.
+    public static let glucoseTypes = Set(TransmitterCatalog.builtIn.entries.filter(\.declaration.category.isWatchedForSignalLoss).map(\.name))
 
     public init(watch: Bool, settings: DeviceAlarmSettings) {
         self.watch = watch
@@ -39,14 +42,25 @@ public struct DeviceAlarmOptions: Hashable, Sendable {
     static let heartRateKeys = ["heart-rate-low", "heart-rate-high", "heart-rate-minutes"]
     static let temperatureKeys = ["temperature-low", "temperature-high", "out-of-range-minutes", "freezing-minutes"]
 
+    /// The configuration keys of an alarm family.
+    static func keys(of alarm: AlarmFamily) -> [String] {
+        switch alarm {
+        case .sensorLife: sensorKeys
+        case .batteryVoltage: ["battery-low-millivolts"]
+        case .heartRate: heartRateKeys
+        case .temperature: temperatureKeys
+        }
+    }
+
+    /// The alarm families of `type`, from its declaration (none for a type Vigil does not know).
+    static func alarms(of type: String) -> Set<AlarmFamily> {
+        TransmitterCatalog.builtIn.declaration(named: type)?.alarms ?? []
+    }
+
     /// The alarm keys a device of `type` accepts.
     public static func keys(for type: String) -> [String] {
-        var keys = commonKeys
-        if glucoseTypes.contains(type) { keys += sensorKeys }
-        if type == "dexcom" { keys.append("battery-low-millivolts") }
-        if type == "heart-rate" { keys += heartRateKeys }
-        if thermometerTypes.contains(type) { keys += temperatureKeys }
-        return keys
+        let alarms = alarms(of: type)
+        return commonKeys + AlarmFamily.allCases.filter(alarms.contains).flatMap(keys(of:))
     }
 
     /// `options` without the alarm keys of `type`: what the driver or decoder is given.
@@ -59,22 +73,25 @@ public struct DeviceAlarmOptions: Hashable, Sendable {
     /// ignored here (the driver validates them).
     public init(type: String, options: [String: String]) throws(TransmitterConfigurationError) {
         let reader = OptionReader(options: options)
-        watch = try reader.boolean("watch") ?? Self.glucoseTypes.contains(type)
+        let declaration = TransmitterCatalog.builtIn.declaration(named: type)
+        let alarms = declaration?.alarms ?? []
+        watch = try reader.boolean("watch") ?? declaration?.category.isWatchedForSignalLoss ?? false
         settings = DeviceAlarmSettings()
         settings.batteryLowBelow = try reader.integer("battery-low-percent", in: 0...100, offAtZero: true, default: 20)
             .flatMap { Percent(Int($0)) }
-        if Self.glucoseTypes.contains(type) {
+        if alarms.contains(.sensorLife) {
+            let declared = declaration?.defaultSensorLife(options: options)
             let life = try reader.integer("sensor-life-hours", in: 0...2000, offAtZero: true,
-                                          default: Self.defaultSensorLifeHours(type: type, options: options))
+                                          default: declared.map { Int64($0.components.seconds / 3600) } ?? 0)
             settings.sensorLife = life.map { .seconds($0 * 3600) }
             let warning = try reader.integer("sensor-expiring-hours", in: 1...720, offAtZero: false, default: 24)
             settings.sensorExpiringWarning = .seconds((warning ?? 24) * 3600)
         }
-        if type == "dexcom" {
+        if alarms.contains(.batteryVoltage) {
             settings.batteryLowBelowMillivolts = try reader.integer("battery-low-millivolts", in: 0...5000, offAtZero: true,
                                                                     default: 3000).map(Int.init)
         }
-        if type == "heart-rate" {
+        if alarms.contains(.heartRate) {
             let standard = HeartRateLimits()
             let low = try reader.integer("heart-rate-low", in: 0...300, offAtZero: true, default: Int64(standard.low?.value ?? 0))
             let high = try reader.integer("heart-rate-high", in: 0...300, offAtZero: true, default: Int64(standard.high?.value ?? 0))
@@ -85,7 +102,7 @@ public struct DeviceAlarmOptions: Hashable, Sendable {
             settings.heartRate = HeartRateLimits(low: low.map { BeatsPerMinute(UInt16($0)) },
                                                  high: high.map { BeatsPerMinute(UInt16($0)) }, sustainedFor: .seconds(minutes * 60))
         }
-        if Self.thermometerTypes.contains(type) {
+        if alarms.contains(.temperature) {
             let standard = TemperatureLimits()
             let low = try reader.celsius("temperature-low", default: standard.low)
             let high = try reader.celsius("temperature-high", default: standard.high)
@@ -97,17 +114,6 @@ public struct DeviceAlarmOptions: Hashable, Sendable {
             let freezing = try reader.integer("freezing-minutes", in: 1...1440, offAtZero: false, default: 5) ?? 5
             settings.temperature = TemperatureLimits(low: low, high: high, outOfRangeFor: .seconds(minutes * 60),
                                                      freezingFor: .seconds(freezing * 60))
-        }
-    }
-
-    /// Dexcom G6 sensors last 10 days, G5 sensors 7 (the transmitter ID's first digit says
-    /// which, `Dexcom.TransmitterID`); Libre 1 lasts 14 days; the CGM Service's run time is
-    /// not read, so it has no default.
-    static func defaultSensorLifeHours(type: String, options: [String: String]) -> Int64 {
-        switch type {
-        case "dexcom": options["transmitter-id"]?.hasPrefix("4") == true ? 7 * 24 : 10 * 24
-        case "miaomiao", "bubble", "xbridge": 14 * 24
-        default: 0
         }
     }
 }

@@ -23,10 +23,12 @@ extension VigilConfiguration {
             alarmDevices.append(TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options))
             do throws(TransmitterConfigurationError) {
                 _ = try DeviceAlarmOptions(type: device.type, options: options)
-                if BroadcastRegistry.builtIn.type(named: device.type) != nil {
-                    let decoder = try BroadcastRegistry.builtIn.makeDecoder(transmitter)
+                switch TransmitterCatalog.builtIn.entry(named: device.type) {
+                case let .broadcast(type)?:
+                    let decoder = try type.makeDecoder(transmitter)
                     appliance.append(Appliance.Device(decoder: decoder, address: device.address, namePrefix: device.namePrefix))
-                } else {
+                case .connected?, nil:
+                    // An unknown name gets the registry's error, which lists the known ones.
                     let driver = try TransmitterRegistry.builtIn.makeDriver(transmitter)
                     appliance.append(Appliance.Device(driver: driver, pair: device.pair, address: device.address, namePrefix: device.namePrefix))
                 }

@@ -134,6 +134,7 @@ extension BTHomeDecoder {
     public static let broadcastType = BroadcastType(
         name: "bthome",
         summary: "BTHome v2 thermometer, plain or encrypted with key=<32 hex digits> (read without connecting)",
+        declaration: TransmitterDeclaration(category: .thermometer, fuzzTarget: "advertising"),
         decoder: BTHomeDecoder.self
     ) { (configuration) throws(TransmitterConfigurationError) -> BTHomeDecoder in
         try configuration.rejectUnknownOptions(known: ["key", "no-data-timeout"])

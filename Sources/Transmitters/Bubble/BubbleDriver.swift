@@ -3,8 +3,8 @@ import Clocks
 import Readings
 import Wire
 
-/// The session state machine for a Bubble bridge carrying a Libre 1 sensor (protocols.md §2.2,
-/// §3; profile in `BubbleProfile`).
+/// The session state machine for a Bubble bridge carrying a Libre 1 sensor (messages in `Bubble`,
+/// with the projects they were read from; FRAM in `LibreFRAM`; profile in `BubbleProfile`).
 ///
 /// On `start`: subscribe to the Nordic UART receive characteristic; once subscribed, write the
 /// start command (`00 <app> 05`). The bridge answers with its info message (`0x80`: firmware,
@@ -23,7 +23,7 @@ import Wire
 ///   sensor (`newSensorDetected`, calibration and backfill forgotten).
 /// - `0xBF`: `sensorNotDetected`.
 /// - Watchdog: no usable FRAM for `noDataTimeout` → `noData` and disconnect.
-public struct BubbleDriver: TransmitterDriver {
+public struct BubbleDriver: SessionDriver {
     public struct Configuration: Hashable, Sendable {
         public var noDataTimeout: Duration
         public var packetGapTimeout: Duration
@@ -44,19 +44,18 @@ public struct BubbleDriver: TransmitterDriver {
         }
     }
 
-    public enum Phase: Hashable, Sendable {
-        case notStarted
-        case awaitingSubscription
-        case reading
-        case disconnecting(reason: String)
-        case disconnected(reason: String)
+    public typealias Stage = LibreBridgeStage
+
+    public enum Timer: Hashable, Comparable, Sendable {
+        /// The next chunk of a FRAM under way.
+        case packetGap
     }
 
     public static var profile: TransmitterProfile { BubbleProfile.profile }
 
     public let device: DeviceID
     public let configuration: Configuration
-    public private(set) var phase: Phase = .notStarted
+    public var session: DriverSession<Stage, Timer>
     public private(set) var libre: LibreSensorSession
     public private(set) var firmware: Bubble.Version?
     public private(set) var sensorUID: [UInt8]?
@@ -69,87 +68,53 @@ public struct BubbleDriver: TransmitterDriver {
     /// Chunks of a burst whose FRAM is already complete are footer padding until this instant
     /// (pushed on by each such chunk; cleared when we ask for data again).
     private var trailingChunksUntil: MonotonicInstant?
-    private var lastChunkAt: MonotonicInstant?
     private var writeWithResponse = false
-    private var watchdog: NoDataWatchdog
 
     public init(device: DeviceID, configuration: Configuration = Configuration()) {
         self.device = device
         self.configuration = configuration
         self.libre = LibreSensorSession(device: device, source: NordicUART.receive, configuration: configuration.session)
-        self.watchdog = NoDataWatchdog(timeout: configuration.noDataTimeout)
+        self.session = DriverSession(noDataTimeout: configuration.noDataTimeout)
     }
 
-    public var nextDeadline: MonotonicInstant? {
-        guard isActive else { return nil }
-        return earliest(watchdog.deadline, lastChunkAt.map { $0 + configuration.packetGapTimeout })
-    }
+    public var silence: String { "Libre reading from the Bubble" }
 
-    private var isActive: Bool { phase == .awaitingSubscription || phase == .reading }
+    public func incompatibility(_ discovered: DiscoveredServices) -> String? { NordicUART.incompatibility(discovered) }
 
-    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
-        resetRead()
+    public mutating func begin(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> (Stage, [DriverAction]) {
         retriesUsed = 0
         sensorUnsupported = false
-        if let reason = MiaoMiaoDriver.incompatibility(discovered) {
-            phase = .disconnecting(reason: reason)
-            watchdog.disarm()
-            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
-        }
-        writeWithResponse = discovered.characteristic(NordicUART.write, in: NordicUART.service)?.properties.contains(.writeWithoutResponse) != true
-        phase = .awaitingSubscription
-        watchdog.arm(at: now)
-        return [.emit(.connected), .subscribe(NordicUART.receive, indications: false)]
+        writeWithResponse = NordicUART.writesWithResponse(discovered)
+        return (.awaitingSubscription, [.subscribe(NordicUART.receive, indications: false)])
     }
 
-    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
-        switch input {
-        case let .disconnected(reason):
-            guard phase != .notStarted else { return [] }
-            if case .disconnected = phase { return [] }
-            phase = .disconnected(reason: reason)
-            watchdog.disarm()
-            resetRead()
-            return [.emit(.disconnected(reason: reason))]
-        case let .calibration(reference, takenAt):
-            return libre.calibrate(reference, takenAt: takenAt, at: now).map { .emit($0) }
-        default:
-            break
-        }
-        guard isActive else { return [] }
+    public mutating func sessionEnded() { resetRead() }
+
+    public mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [DriverAction] {
+        libre.calibrate(reference, takenAt: takenAt, at: now).map { .emit($0) }
+    }
+
+    public mutating func handle(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
         switch input {
         case .subscribed(NordicUART.receive):
-            phase = .reading
-            watchdog.arm(at: now)
+            session.enter(.reading)
+            session.armWatchdog(at: now)
             return [command(.start(appID: configuration.appID, intervalMinutes: configuration.intervalMinutes))]
         case let .value(NordicUART.receive, bytes, _):
             return receiveMessage(bytes, at: now)
-        case let .operationFailed(operation, failure):
-            var actions: [DriverAction] = [.emit(.operationFailed(operation, failure))]
-            if operation == .subscribe(NordicUART.receive) {
-                actions += stop(reason: "cannot subscribe to the Bubble: \(failure)")
-            }
-            return actions
-        case let .pairingFailed(reason):
-            return [.emit(.pairingFailed(reason: reason))]
         default:
             return []
         }
     }
 
-    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
-        guard isActive else { return [] }
-        var actions: [DriverAction] = []
-        if let last = lastChunkAt, now >= last + configuration.packetGapTimeout {
-            let reason = "Bubble data stopped after \(fram.count) of \(LibreFRAM.byteCount) FRAM bytes (no chunk for \(Int(configuration.packetGapTimeout.seconds)) s)"
-            resetRead()
-            actions += retry(after: reason)
-        }
-        if let since = watchdog.since, watchdog.expire(at: now) {
-            let reason = "no Libre reading from the Bubble for \(Int((now - since).seconds)) s"
-            actions += [.emit(.noData(since: since, duration: now - since))] + stop(reason: reason)
-        }
-        return actions
+    public func essentialFailure(_ operation: GATTOperation, _ failure: String) -> String? {
+        operation == .subscribe(NordicUART.receive) ? "cannot subscribe to the Bubble: \(failure)" : nil
+    }
+
+    public mutating func timerFired(_ timer: Timer, at now: MonotonicInstant) -> [DriverAction] {
+        let reason = "Bubble data stopped after \(fram.count) of \(LibreFRAM.byteCount) FRAM bytes (no chunk for \(Int(configuration.packetGapTimeout.seconds)) s)"
+        resetRead()
+        return retry(after: reason)
     }
 
     // MARK: - Steps
@@ -160,15 +125,8 @@ public struct BubbleDriver: TransmitterDriver {
 
     private mutating func resetRead() {
         fram = []
-        lastChunkAt = nil
+        session.cancel(.packetGap)
         trailingChunksUntil = nil
-    }
-
-    private mutating func stop(reason: String) -> [DriverAction] {
-        phase = .disconnecting(reason: reason)
-        watchdog.disarm()
-        resetRead()
-        return [.disconnect(reason: reason)]
     }
 
     private mutating func retry(after reason: String) -> [DriverAction] {
@@ -221,7 +179,7 @@ public struct BubbleDriver: TransmitterDriver {
                 return []
             }
             fram += payload
-            lastChunkAt = now
+            session.schedule(.packetGap, at: now + configuration.packetGapTimeout)
             guard fram.count >= LibreFRAM.byteCount else { return [] }
             let bytes = Array(fram.prefix(LibreFRAM.byteCount))
             resetRead()
@@ -229,7 +187,7 @@ public struct BubbleDriver: TransmitterDriver {
             let decoded: LibreFRAM
             do { decoded = try LibreFRAM(decoding: bytes) } catch { return retry(after: "\(error)") }
             retriesUsed = 0
-            watchdog.feed(at: now)
+            session.feedWatchdog(at: now)
             return libre.process(decoded, sensorUID: sensorUID, at: now).map { .emit($0) }
         case let .decryptedData(code):
             return [.emit(.malformedValue(NordicUART.receive, reason: "Bubble sent decrypted Libre 2 data (0x\(hex2(code))), which Vigil never requests"))]
@@ -245,6 +203,7 @@ extension BubbleDriver {
     public static let transmitterType = TransmitterType(
         name: "bubble",
         summary: "Bubble bridge for a FreeStyle Libre 1 sensor (Nordic UART)",
+        declaration: .libre1Bridge,
         driver: BubbleDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> BubbleDriver in
         try configuration.rejectUnknownOptions(known: ["no-data-timeout"])

@@ -4,7 +4,8 @@ import Readings
 import Wire
 
 /// The session state machine for a standard Continuous Glucose Monitoring Service sensor
-/// (CGMS 0x181F, protocols.md §5.7; profile in `CGMServiceProfile`).
+/// (CGMS 0x181F, the Bluetooth SIG CGM Service
+/// specification; profile in `CGMServiceProfile`).
 ///
 /// On `start` (the link is encrypted first): read CGM Feature (which says whether every value
 /// carries an E2E-CRC), CGM Status and Session Start Time (which date the records), Session Run
@@ -29,7 +30,7 @@ import Wire
 /// configuration starts one automatically when the status says the session is stopped (never
 /// by default: starting a sensor is the user's decision). SOCP and RACP procedures time out
 /// (`procedureTimeout`); an RACP that times out is aborted with `03 00`.
-public struct CGMServiceDriver: TransmitterDriver {
+public struct CGMServiceDriver: SessionDriver {
     public struct Configuration: Hashable, Sendable {
         public var lastTimeOffsetMinutes: UInt16?
         public var startSessionWhenStopped: Bool
@@ -45,24 +46,31 @@ public struct CGMServiceDriver: TransmitterDriver {
         }
     }
 
-    public enum Phase: Hashable, Sendable {
-        case notStarted
-        case running
-        case disconnecting(reason: String)
-        case disconnected(reason: String)
+    /// The sensor streams; the control point procedures run beside it (`recordTransfer`,
+    /// `pendingSessionCommand`), each timed by its `Timer`.
+    public enum Stage: Hashable, Sendable {
+        case measuring
+    }
+
+    /// What the driver waits for, in the order it acts when several are due.
+    public enum Timer: Hashable, Comparable, Sendable {
+        /// The SOCP response to `pendingSessionCommand`.
+        case sessionCommand
+        /// The next record or RACP response of `recordTransfer`.
+        case recordTransfer
     }
 
     /// A Record Access Control Point procedure in progress.
     public enum RecordTransfer: Hashable, Sendable {
-        case awaitingRecords(request: RACP.Request, deadline: MonotonicInstant)
-        case aborting(deadline: MonotonicInstant)
+        case awaitingRecords(request: RACP.Request)
+        case aborting
     }
 
     public static var profile: TransmitterProfile { CGMServiceProfile.profile }
 
     public let device: DeviceID
     public let configuration: Configuration
-    public private(set) var phase: Phase = .notStarted
+    public var session: DriverSession<Stage, Timer>
     public private(set) var feature: CGMFeature?
     public private(set) var status: CGMStatus?
     public private(set) var sessionStartTime: CGMSessionStartTime?
@@ -73,26 +81,16 @@ public struct CGMServiceDriver: TransmitterDriver {
     /// Sets the last stored time offset from the app's saved state (`PersistentDriverState`).
     mutating func restoreLastTimeOffset(_ value: UInt16) { lastTimeOffsetMinutes = value }
     public private(set) var recordTransfer: RecordTransfer?
-    /// The SOCP request awaiting its response, and when it times out.
-    public private(set) var pendingSessionCommand: (opcode: CGMSpecificOpsControlPoint.Opcode, deadline: MonotonicInstant)?
+    /// The SOCP request awaiting its response.
+    public private(set) var pendingSessionCommand: CGMSpecificOpsControlPoint.Opcode?
     private var statusReadAt: MonotonicInstant?
-    private var watchdog: NoDataWatchdog
     private var hasRACP = false
 
     public init(device: DeviceID, configuration: Configuration = Configuration()) {
         self.device = device
         self.configuration = configuration
         self.lastTimeOffsetMinutes = configuration.lastTimeOffsetMinutes
-        self.watchdog = NoDataWatchdog(timeout: configuration.noDataTimeout)
-    }
-
-    public var nextDeadline: MonotonicInstant? {
-        guard phase == .running else { return nil }
-        let transfer: MonotonicInstant? = switch recordTransfer {
-        case let .awaitingRecords(_, deadline), let .aborting(deadline): deadline
-        case nil: nil
-        }
-        return earliest(watchdog.deadline, transfer, pendingSessionCommand?.deadline)
+        self.session = DriverSession(noDataTimeout: configuration.noDataTimeout)
     }
 
     private static let measurement = CGMServiceProfile.measurement
@@ -106,103 +104,106 @@ public struct CGMServiceDriver: TransmitterDriver {
 
     private var crcRequired: Bool { feature?.e2eCRCSupported ?? false }
 
-    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
-        recordTransfer = nil
-        pendingSessionCommand = nil
-        status = nil
-        statusReadAt = nil
-        func has(_ uuid: BluetoothUUID, _ property: CharacteristicProperties) -> Bool {
-            discovered.characteristic(uuid, in: Self.service)?.properties.contains(property) == true
-        }
+    public var silence: String { "CGM measurement" }
+
+    private static func has(_ uuid: BluetoothUUID, _ property: CharacteristicProperties, in discovered: DiscoveredServices) -> Bool {
+        discovered.characteristic(uuid, in: service)?.properties.contains(property) == true
+    }
+
+    public func incompatibility(_ discovered: DiscoveredServices) -> String? {
+        func has(_ uuid: BluetoothUUID, _ property: CharacteristicProperties) -> Bool { Self.has(uuid, property, in: discovered) }
         guard has(Self.measurement, .notify), has(Self.featureUUID, .read), has(Self.statusUUID, .read),
               has(Self.startTime, .read), has(Self.socp, .indicate)
-        else {
-            let reason = "the CGM Service lacks a notifying CGM Measurement, readable Feature, Status or Session Start Time, or an indicating SOCP"
-            phase = .disconnecting(reason: reason)
-            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
-        }
-        phase = .running
-        watchdog.arm(at: now)
+        else { return "the CGM Service lacks a notifying CGM Measurement, readable Feature, Status or Session Start Time, or an indicating SOCP" }
+        return nil
+    }
+
+    public mutating func begin(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> (Stage, [DriverAction]) {
+        func has(_ uuid: BluetoothUUID, _ property: CharacteristicProperties) -> Bool { Self.has(uuid, property, in: discovered) }
+        status = nil
+        statusReadAt = nil
         hasRACP = has(Self.racp, .indicate) && has(Self.racp, .write)
-        var actions: [DriverAction] = [.emit(.connected), .read(Self.featureUUID), .read(Self.statusUUID), .read(Self.startTime)]
+        var actions: [DriverAction] = [.read(Self.featureUUID), .read(Self.statusUUID), .read(Self.startTime)]
         if has(Self.runTime, .read) { actions.append(.read(Self.runTime)) }
         actions += [.subscribe(Self.measurement, indications: false), .subscribe(Self.socp, indications: true)]
         if hasRACP { actions.append(.subscribe(Self.racp, indications: true)) }
-        return actions
+        return (.measuring, actions)
+    }
+
+    public mutating func sessionEnded() {
+        recordTransfer = nil
+        pendingSessionCommand = nil
     }
 
     /// Writes SOCP "Start Session" (26).
-    public mutating func startSession(at now: MonotonicInstant) -> [DriverAction] { sessionCommand(.startSession, at: now) }
+    public mutating func startSession(at now: MonotonicInstant) -> [DriverAction] { session.track(sessionCommand(.startSession, at: now)) }
 
     /// Writes SOCP "Stop Session" (27).
-    public mutating func stopSession(at now: MonotonicInstant) -> [DriverAction] { sessionCommand(.stopSession, at: now) }
+    public mutating func stopSession(at now: MonotonicInstant) -> [DriverAction] { session.track(sessionCommand(.stopSession, at: now)) }
 
-    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
-        if case let .disconnected(reason) = input {
-            guard phase != .notStarted else { return [] }
-            if case .disconnected = phase { return [] }
-            phase = .disconnected(reason: reason)
-            watchdog.disarm()
-            recordTransfer = nil
-            pendingSessionCommand = nil
-            return [.emit(.disconnected(reason: reason))]
-        }
-        guard phase == .running else { return [] }
+    public mutating func handle(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
         switch input {
         case let .value(uuid, bytes, _):
             return receiveValue(uuid, bytes, at: now)
-        case let .subscribed(uuid) where uuid == Self.socp:
+        case .subscribed(Self.socp):
             if configuration.startSessionWhenStopped, status?.status.contains(.sessionStopped) == true {
-                return startSession(at: now)
+                return sessionCommand(.startSession, at: now)
             }
             return []
-        case let .subscribed(uuid) where uuid == Self.racp:
+        case .subscribed(Self.racp):
             let request: RACP.Request = if let last = lastTimeOffsetMinutes, last < .max { .reportRecords(atLeast: last + 1) } else { .reportAllRecords }
-            recordTransfer = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
+            transfer(.awaitingRecords(request: request), at: now)
             return [.write(Self.racp, request.encoded, withResponse: true)]
-        case let .operationFailed(operation, failure):
-            var actions: [DriverAction] = [.emit(.operationFailed(operation, failure))]
-            switch operation {
-            case .subscribe(Self.measurement):
-                actions += stop(reason: "cannot subscribe to CGM measurements: \(failure)")
-            case .write(Self.racp):
-                recordTransfer = nil
-            case .write(Self.socp):
-                pendingSessionCommand = nil
-            default:
-                break
-            }
-            return actions
         default:
             return []
         }
     }
 
-    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
-        guard phase == .running else { return [] }
-        var actions: [DriverAction] = []
-        if let command = pendingSessionCommand, now >= command.deadline {
-            pendingSessionCommand = nil
-            actions.append(.emit(.operationFailed(.write(Self.socp), .other("SOCP \(command.opcode): no response in \(Int(configuration.procedureTimeout.seconds)) s"))))
+    public func essentialFailure(_ operation: GATTOperation, _ failure: String) -> String? {
+        operation == .subscribe(Self.measurement) ? "cannot subscribe to CGM measurements: \(failure)" : nil
+    }
+
+    /// A refused control point write ends its procedure; the measurements go on.
+    public mutating func operationFailed(_ operation: GATTOperation, _ failure: OperationFailure, at now: MonotonicInstant) -> [DriverAction] {
+        switch operation {
+        case .write(Self.racp): transfer(nil, at: now)
+        case .write(Self.socp): command(nil, at: now)
+        default: break
         }
-        switch recordTransfer {
-        case let .awaitingRecords(request, deadline) where now >= deadline:
-            recordTransfer = .aborting(deadline: now + configuration.procedureTimeout)
-            actions += [
-                .emit(.operationFailed(.write(Self.racp), .other("RACP \(request.opcode): nothing for \(Int(configuration.procedureTimeout.seconds)) s; aborting"))),
+        return []
+    }
+
+    public mutating func timerFired(_ timer: Timer, at now: MonotonicInstant) -> [DriverAction] {
+        let seconds = Int(configuration.procedureTimeout.seconds)
+        switch (timer, recordTransfer) {
+        case (.sessionCommand, _):
+            guard let opcode = pendingSessionCommand else { return [] }
+            command(nil, at: now)
+            return [.emit(.operationFailed(.write(Self.socp), .other("SOCP \(opcode): no response in \(seconds) s")))]
+        case let (.recordTransfer, .awaitingRecords(request)?):
+            transfer(.aborting, at: now)
+            return [
+                .emit(.operationFailed(.write(Self.racp), .other("RACP \(request.opcode): nothing for \(seconds) s; aborting"))),
                 .write(Self.racp, RACP.Request.abort.encoded, withResponse: true),
             ]
-        case let .aborting(deadline) where now >= deadline:
-            recordTransfer = nil
-            actions.append(.emit(.operationFailed(.write(Self.racp), .other("RACP abort: no response"))))
-        default:
-            break
+        case (.recordTransfer, .aborting?):
+            transfer(nil, at: now)
+            return [.emit(.operationFailed(.write(Self.racp), .other("RACP abort: no response")))]
+        case (.recordTransfer, nil):
+            return []
         }
-        if let since = watchdog.since, watchdog.expire(at: now) {
-            actions += [.emit(.noData(since: since, duration: now - since))]
-                + stop(reason: "no CGM measurement for \(Int((now - since).seconds)) s")
-        }
-        return actions
+    }
+
+    /// Sets the record transfer under way, and times it from `now`.
+    private mutating func transfer(_ state: RecordTransfer?, at now: MonotonicInstant) {
+        recordTransfer = state
+        if state == nil { session.cancel(.recordTransfer) } else { session.schedule(.recordTransfer, at: now + configuration.procedureTimeout) }
+    }
+
+    /// Sets the session command under way, and times it from `now`.
+    private mutating func command(_ opcode: CGMSpecificOpsControlPoint.Opcode?, at now: MonotonicInstant) {
+        pendingSessionCommand = opcode
+        if opcode == nil { session.cancel(.sessionCommand) } else { session.schedule(.sessionCommand, at: now + configuration.procedureTimeout) }
     }
 
     // MARK: - Values
@@ -212,9 +213,7 @@ public struct CGMServiceDriver: TransmitterDriver {
             switch uuid {
             case Self.measurement:
                 let records = try CGMMeasurement.split(bytes)
-                if case let .awaitingRecords(request, _) = recordTransfer {
-                    recordTransfer = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
-                }
+                if case .awaitingRecords? = recordTransfer { session.schedule(.recordTransfer, at: now + configuration.procedureTimeout) }
                 return records.flatMap { record -> [DriverAction] in
                     do throws(WireError) {
                         return accept(try CGMMeasurement(record: record, crcRequired: crcRequired), at: now)
@@ -236,7 +235,7 @@ public struct CGMServiceDriver: TransmitterDriver {
             case Self.socp:
                 return receiveSessionResponse(try CGMSpecificOpsControlPoint.Response(decoding: bytes, crcRequired: crcRequired), at: now)
             case Self.racp:
-                return receiveRecordResponse(try RACP.Response(decoding: bytes))
+                return receiveRecordResponse(try RACP.Response(decoding: bytes), at: now)
             default:
                 return []
             }
@@ -275,7 +274,7 @@ public struct CGMServiceDriver: TransmitterDriver {
             return [.emit(.malformedValue(Self.measurement, reason: "record at +\(offset) min discarded: neither a session start time nor a status to date it by"))]
         }
         guard let glucose = record.glucose.doubleValue else { return [] }  // rejection(of:) rules this out
-        watchdog.feed(at: now)
+        session.feedWatchdog(at: now)
         let trend = record.trend.map { CGMMeasurement.direction(milligramsPerDeciliterPerMinute: $0) }
         // The record's identity: its time offset within the session that started then. Without
         // a start time a restarted session's offsets could not be told from the old one's.
@@ -294,23 +293,23 @@ public struct CGMServiceDriver: TransmitterDriver {
     }
 
     private mutating func receiveSessionResponse(_ response: CGMSpecificOpsControlPoint.Response, at now: MonotonicInstant) -> [DriverAction] {
-        guard let command = pendingSessionCommand, command.opcode.rawValue == response.requestOpcode else {
+        guard let opcode = pendingSessionCommand, opcode.rawValue == response.requestOpcode else {
             return [.emit(.malformedValue(Self.socp, reason: "SOCP response to op \(response.requestOpcode) that was not asked for"))]
         }
-        pendingSessionCommand = nil
+        command(nil, at: now)
         guard response.code == .success else {
-            return [.emit(.operationFailed(.write(Self.socp), .other("SOCP \(command.opcode) refused: \(response.code)")))]
+            return [.emit(.operationFailed(.write(Self.socp), .other("SOCP \(opcode) refused: \(response.code)")))]
         }
-        let state = command.opcode == .startSession ? "session started" : "session stopped"
+        let state = opcode == .startSession ? "session started" : "session stopped"
         // A new session restarts the time offsets and may move the start time: re-anchor.
-        if command.opcode == .startSession { lastTimeOffsetMinutes = nil }
+        if opcode == .startSession { lastTimeOffsetMinutes = nil }
         return [.emit(.info(TransmitterInfo(sensorState: state))), .read(Self.statusUUID), .read(Self.startTime)]
     }
 
-    private mutating func receiveRecordResponse(_ response: RACP.Response) -> [DriverAction] {
+    private mutating func receiveRecordResponse(_ response: RACP.Response, at now: MonotonicInstant) -> [DriverAction] {
         guard case let .responseCode(request, code) = response, recordTransfer != nil else { return [] }
-        let aborted: Bool = if case .aborting = recordTransfer { true } else { false }
-        recordTransfer = nil
+        let aborted = recordTransfer == .aborting
+        transfer(nil, at: now)
         switch code {
         case .success, .noRecordsFound:
             let last = lastTimeOffsetMinutes.map { "last time offset \($0) min" } ?? "no records"
@@ -323,20 +322,12 @@ public struct CGMServiceDriver: TransmitterDriver {
     // MARK: - Steps
 
     private mutating func sessionCommand(_ opcode: CGMSpecificOpsControlPoint.Opcode, at now: MonotonicInstant) -> [DriverAction] {
-        guard phase == .running else { return [] }
+        guard session.isActive else { return [] }
         guard pendingSessionCommand == nil else {
             return [.emit(.operationFailed(.write(Self.socp), .other("SOCP \(opcode) not sent: another session command is in progress")))]
         }
-        pendingSessionCommand = (opcode, now + configuration.procedureTimeout)
+        command(opcode, at: now)
         return [.write(Self.socp, CGMSpecificOpsControlPoint.request(opcode, withCRC: crcRequired), withResponse: true)]
-    }
-
-    private mutating func stop(reason: String) -> [DriverAction] {
-        phase = .disconnecting(reason: reason)
-        watchdog.disarm()
-        recordTransfer = nil
-        pendingSessionCommand = nil
-        return [.disconnect(reason: reason)]
     }
 }
 
@@ -346,6 +337,7 @@ extension CGMServiceDriver {
     public static let transmitterType = TransmitterType(
         name: "cgm-service",
         summary: "any Bluetooth Continuous Glucose Monitoring Service sensor (service 0x181F)",
+        declaration: TransmitterDeclaration(category: .continuousGlucose, fuzzTarget: "cgm-service"),
         driver: CGMServiceDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> CGMServiceDriver in
         try configuration.rejectUnknownOptions(known: ["last-time-offset", "start-session", "no-data-timeout", "racp-timeout"])

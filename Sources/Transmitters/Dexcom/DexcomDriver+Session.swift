@@ -21,7 +21,7 @@ extension DexcomDriver {
     mutating func writeCompleted(_ uuid: BluetoothUUID, at now: MonotonicInstant) -> [DriverAction] {
         switch (phase, uuid) {
         case (.awaitingAuthChallenge, DexcomProfile.authentication), (.awaitingAuthStatus, DexcomProfile.authentication):
-            // Every source reads the reply after the write (protocols.md §1.2).
+            // CGMBLEKit, xDrip+ and xdripswift all read the reply after the write.
             return [.read(DexcomProfile.authentication)]
         default:
             return []  // Control requests are answered by indications; keep-alive/bond need nothing

@@ -4,7 +4,7 @@ import Readings
 import Wire
 
 /// The session state machine for a Dexcom G5/G6 transmitter (profile in `DexcomProfile`,
-/// messages in `Dexcom`, protocols.md §1).
+/// messages in `Dexcom`; docs/dexcom.md).
 ///
 /// The transmitter wakes every 5 minutes, advertises, and accepts one short session:
 /// 1. Authenticate: write AuthRequestTx with a fresh token, read Authentication for the
@@ -102,7 +102,7 @@ public struct DexcomDriver: TransmitterDriver {
     }
 
     /// The transmitter's clock, learned from TransmitterTimeRx: dex time `currentTime` was
-    /// true at monotonic `receivedAt` (protocols.md §1.9).
+    /// true at monotonic `receivedAt` (docs/dexcom.md "Pacing").
     public struct DexClock: Hashable, Sendable {
         public var currentTime: Dexcom.DexTime
         public var receivedAt: MonotonicInstant
@@ -352,9 +352,16 @@ extension DexcomDriver {
     public static let transmitterType = TransmitterType(
         name: "dexcom",
         summary: "Dexcom G5/G6 transmitter (service F8083532-…, advertised 0xFEBC)",
+        declaration: DexcomDriver.declaration,
         driver: DexcomDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> DexcomDriver in
         try DexcomDriver(configuration)
+    }
+
+    /// A continuous glucose sensor that also reports its battery in volts. G6 sensors last 10
+    /// days, G5 sensors 7, and the transmitter ID's first digit says which (`Dexcom.TransmitterID`).
+    static let declaration = TransmitterDeclaration(category: .continuousGlucose, fuzzTarget: "dexcom", extraAlarms: [.batteryVoltage]) { options in
+        .seconds((options["transmitter-id"]?.hasPrefix("4") == true ? 7 : 10) * 24 * 3600)
     }
 
     /// Builds a driver from a configuration line's options, rejecting what cannot work.

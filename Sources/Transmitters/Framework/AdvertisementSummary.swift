@@ -3,7 +3,8 @@ import Wire
 
 /// What the matcher and the broadcast decoders need from one peer's advertising (ADV_IND and
 /// SCAN_RSP merged by address; AD types 0x02–0x07 for service UUIDs, 0x08/0x09 for the name,
-/// 0x16/0x20/0x21 for service data and 0xFF for manufacturer data, protocols.md §8.5).
+/// 0x16/0x20/0x21 for service data and 0xFF for manufacturer data; Core Specification Supplement
+/// Part A §1).
 /// The host's scanner builds it; the transmitter layer never parses advertising data itself.
 public struct AdvertisementSummary: Hashable, Sendable, CustomStringConvertible {
     public var address: DeviceAddress
@@ -13,10 +14,10 @@ public struct AdvertisementSummary: Hashable, Sendable, CustomStringConvertible 
     /// dBm, if the controller reported it (127 means "not available" in HCI and becomes nil).
     public var rssi: Int8?
     /// Service Data (AD types 0x16, 0x20, 0x21; CSS Part A §1.11): the bytes after the UUID, by
-    /// UUID. BTHome thermometers put their readings here (UUID 0xFCD2, protocols.md §7.1).
+    /// UUID. BTHome thermometers put their readings here (UUID 0xFCD2, the BTHome v2 format published at bthome.io).
     public var serviceData: [BluetoothUUID: [UInt8]]
     /// Manufacturer Specific Data (AD type 0xFF; CSS Part A §1.4): the bytes after the company
-    /// identifier, by company. RuuviTags put their readings here (0x0499, protocols.md §7.2).
+    /// identifier, by company. RuuviTags put their readings here (0x0499, Ruuvi Innovations; data format 5 in Ruuvi's published documentation).
     public var manufacturerData: [UInt16: [UInt8]]
 
     public init(address: DeviceAddress, name: String? = nil, serviceUUIDs: [BluetoothUUID] = [], rssi: Int8? = nil,

@@ -4,7 +4,7 @@ import Readings
 import Wire
 
 /// A transmitter type read **without connecting**: a thermometer that puts its readings in its
-/// advertisements (BTHome v2, RuuviTag data format 5; protocols.md §7). The appliance never
+/// advertisements (BTHome v2 as bthome.io publishes it, RuuviTag data format 5 as Ruuvi does). The appliance never
 /// connects to it; it hands every advertisement the decoder `recognises` to `decode(_:at:)`.
 ///
 /// Life cycle, driven by the app (the broadcast counterpart of `TransmitterDriver`):

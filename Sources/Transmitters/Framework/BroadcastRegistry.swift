@@ -1,19 +1,22 @@
 /// A broadcast transmitter type as the configuration names it (`bthome`, `ruuvi`): how its
-/// advertisements are recognised and how to make its decoder from a configuration line.
+/// advertisements are recognised, what it declares about itself, and how to make its decoder
+/// from a configuration line.
 public struct BroadcastType: Sendable {
     public let name: String
     /// One line for `vigil --help` and the status page.
     public let summary: String
     public let recognition: BroadcastRecognition
+    public let declaration: TransmitterDeclaration
     private let factory: @Sendable (TransmitterConfiguration) throws(TransmitterConfigurationError) -> any BroadcastDecoder
 
     public init<Decoder: BroadcastDecoder>(
-        name: String, summary: String, decoder: Decoder.Type,
+        name: String, summary: String, declaration: TransmitterDeclaration, decoder: Decoder.Type,
         factory: @escaping @Sendable (TransmitterConfiguration) throws(TransmitterConfigurationError) -> Decoder
     ) {
         self.name = name
         self.summary = summary
         self.recognition = Decoder.recognition
+        self.declaration = declaration
         self.factory = { (configuration) throws(TransmitterConfigurationError) -> any BroadcastDecoder in try factory(configuration) }
     }
 
@@ -23,8 +26,8 @@ public struct BroadcastType: Sendable {
 }
 
 /// The broadcast types Vigil knows, by configuration name. Kept beside `TransmitterRegistry`
-/// rather than inside it because a broadcast type has no driver, profile or connection: the
-/// appliance looks a configured type up in both (names are unique across the two).
+/// rather than inside it because a broadcast type has no driver, profile or connection; both
+/// are views of the one list, `TransmitterCatalog.builtIn` (names are unique across the two).
 public struct BroadcastRegistry: Sendable {
     public private(set) var types: [BroadcastType]
 
@@ -34,11 +37,8 @@ public struct BroadcastRegistry: Sendable {
         for type in types { register(type) }
     }
 
-    /// Every built-in broadcast type. Adding one means adding it here.
-    public static let builtIn = BroadcastRegistry([
-        BTHomeDecoder.broadcastType,
-        RuuviDecoder.broadcastType,
-    ])
+    /// The broadcast types of `TransmitterCatalog.builtIn`.
+    public static let builtIn = TransmitterCatalog.builtIn.broadcast
 
     public mutating func register(_ type: BroadcastType) {
         if let index = types.firstIndex(where: { $0.name == type.name }) { types[index] = type } else { types.append(type) }

@@ -30,7 +30,7 @@ public struct DiscoveredCharacteristic: Hashable, Sendable {
 }
 
 /// The Characteristic Properties bit field of a characteristic declaration
-/// (Core v5.4 Vol 3 Part G §3.3.1.1; protocols.md §8.7).
+/// (Core v5.4 Vol 3 Part G §3.3.1.1).
 public struct CharacteristicProperties: OptionSet, Hashable, Sendable {
     public var rawValue: UInt8
 

@@ -8,7 +8,7 @@ public enum OperationFailure: Hashable, Sendable, CustomStringConvertible {
     case unsupported(String)
     case other(String)
 
-    /// ATT error codes that pairing and encryption cure (Core v5.4 Vol 3 Part F §3.4.1.1, protocols.md §8.7):
+    /// ATT error codes that pairing and encryption cure (Core v5.4 Vol 3 Part F §3.4.1.1):
     /// 0x05 Insufficient Authentication, 0x0C Insufficient Encryption Key Size,
     /// 0x0F Insufficient Encryption. 0x08 Insufficient Authorization is not one of them:
     /// authorization is the server application's decision, not the link's.

@@ -7,8 +7,8 @@ import Bluetooth
 ///    once we know our strap, a neighbour's strap of the same model must never be picked up.
 /// 2. Otherwise a peer matches if its name starts with the profile's name prefix **or** it
 ///    advertises the profile's service UUID. Either suffices because many peripherals put the
-///    name only in the scan response, which some controllers never deliver
-///    (bumble-peer.md), while others advertise no service UUID at all.
+///    name only in the scan response, which some controllers never deliver (Bumble's virtual
+///    controller among them, in the interop rig), while others advertise no service UUID at all.
 /// 3. If the profile declares neither, every peer is a candidate and the first one seen wins.
 ///
 /// Among several matches `choose` takes the first in the order given (the order the scanner

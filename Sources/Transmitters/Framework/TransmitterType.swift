@@ -1,25 +1,28 @@
-/// A transmitter type as the configuration names it: its profile and how to make its driver.
+/// A transmitter type read over a connection, as the configuration names it: its profile, what
+/// it declares about itself, and how to make its driver.
 public struct TransmitterType: Sendable {
     /// The name in configuration lines, e.g. `heart-rate`.
     public let name: String
     /// One line for `vigil --help` and the status page.
     public let summary: String
     public let profile: TransmitterProfile
+    public let declaration: TransmitterDeclaration
     private let factory: @Sendable (TransmitterConfiguration) throws(TransmitterConfigurationError) -> any TransmitterDriver
 
-    public init(name: String, summary: String, profile: TransmitterProfile,
+    public init(name: String, summary: String, profile: TransmitterProfile, declaration: TransmitterDeclaration,
                 factory: @escaping @Sendable (TransmitterConfiguration) throws(TransmitterConfigurationError) -> any TransmitterDriver) {
         self.name = name
         self.summary = summary
         self.profile = profile
+        self.declaration = declaration
         self.factory = factory
     }
 
     /// Convenience for a driver type whose profile is the type's profile.
-    public init<Driver: TransmitterDriver>(name: String, summary: String, driver: Driver.Type,
+    public init<Driver: TransmitterDriver>(name: String, summary: String, declaration: TransmitterDeclaration, driver: Driver.Type,
                                            factory: @escaping @Sendable (TransmitterConfiguration) throws(TransmitterConfigurationError) -> Driver) {
-        self.init(name: name, summary: summary, profile: Driver.profile) { (configuration) throws(TransmitterConfigurationError) -> any TransmitterDriver in
-            try factory(configuration)
+        self.init(name: name, summary: summary, profile: Driver.profile, declaration: declaration) {
+            (configuration) throws(TransmitterConfigurationError) -> any TransmitterDriver in try factory(configuration)
         }
     }
 
@@ -28,7 +31,7 @@ public struct TransmitterType: Sendable {
     }
 }
 
-/// The transmitter types Vigil knows, by configuration name.
+/// The connected transmitter types Vigil knows, by configuration name.
 public struct TransmitterRegistry: Sendable {
     public private(set) var types: [TransmitterType]
 
@@ -38,17 +41,8 @@ public struct TransmitterRegistry: Sendable {
         for type in types { register(type) }
     }
 
-    /// Every built-in type. Adding a transmitter type means adding it here.
-    public static let builtIn = TransmitterRegistry([
-        HeartRateDriver.transmitterType,
-        SensorTagDriver.transmitterType,
-        XBridgeDriver.transmitterType,
-        GlucoseMeterDriver.transmitterType,
-        CGMServiceDriver.transmitterType,
-        MiaoMiaoDriver.transmitterType,
-        BubbleDriver.transmitterType,
-        DexcomDriver.transmitterType,
-    ])
+    /// The connected types of `TransmitterCatalog.builtIn`.
+    public static let builtIn = TransmitterCatalog.builtIn.connected
 
     public mutating func register(_ type: TransmitterType) {
         if let index = types.firstIndex(where: { $0.name == type.name }) { types[index] = type } else { types.append(type) }

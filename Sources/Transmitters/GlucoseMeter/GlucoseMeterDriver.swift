@@ -4,7 +4,7 @@ import Readings
 import Wire
 
 /// The session state machine for a standard Bluetooth glucose meter (Glucose Service 0x1808,
-/// protocols.md §5.6; profile in `GlucoseMeterProfile`).
+/// the Bluetooth SIG Glucose Service specification; profile in `GlucoseMeterProfile`).
 ///
 /// A meter is not a stream: it connects when the user has measured, and hands over its stored
 /// records through the Record Access Control Point. On `start` (the link is already encrypted,
@@ -52,7 +52,7 @@ import Wire
 /// `lastSequenceNumber` and `lastRecordRun` (the newest record taken) are what the app persists
 /// between runs (`PersistentDriverState`); the configuration's `last-sequence` is where a meter
 /// never read before starts. Both are reported as info at the end of each transfer.
-public struct GlucoseMeterDriver: TransmitterDriver {
+public struct GlucoseMeterDriver: SessionDriver {
     public struct Configuration: Hashable, Sendable {
         public var lastSequenceNumber: UInt16?
         public var procedureTimeout: Duration
@@ -66,25 +66,34 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         }
     }
 
-    public enum Phase: Hashable, Sendable {
-        case notStarted
+    /// Where the record transfer is. The three that wait for the meter have the `.procedure`
+    /// timer running.
+    public enum Stage: Hashable, Sendable {
         /// Subscriptions sent; the check goes out when the RACP indications are on.
         case subscribing
         /// Asked for the meter's newest record (`01 06`), to see whether its numbers went back.
-        case checkingTheNewestRecord(deadline: MonotonicInstant)
-        case awaitingRecords(request: RACP.Request, deadline: MonotonicInstant)
-        case abortingTransfer(deadline: MonotonicInstant)
+        case checkingTheNewestRecord
+        case awaitingRecords(request: RACP.Request)
+        case abortingTransfer
         /// The transfer is over; new records the meter notifies are still taken.
         case idle
-        case disconnecting(reason: String)
-        case disconnected(reason: String)
+    }
+
+    /// What the driver waits for. A held record is released before a procedure times out when
+    /// both are due (the order of the cases), so the abort never overtakes a fingerstick.
+    public enum Timer: Hashable, Comparable, Sendable {
+        /// A record's Measurement Context, announced and not yet come.
+        case heldRecord
+        /// The meter's next record or RACP response (silence, not the whole transfer).
+        case procedure
     }
 
     public static var profile: TransmitterProfile { GlucoseMeterProfile.profile }
 
     public let device: DeviceID
     public let configuration: Configuration
-    public private(set) var phase: Phase = .notStarted
+    /// No watchdog: a meter is silent between measurements by nature.
+    public var session = DriverSession<Stage, Timer>()
     /// The sequence number of the newest record taken so far; survives reconnections.
     public private(set) var lastSequenceNumber: UInt16?
     /// That record's date on the meter's clock (its stamp's run), when known.
@@ -108,27 +117,18 @@ public struct GlucoseMeterDriver: TransmitterDriver {
     /// A record waiting for the Measurement Context its flags announced.
     private var held: HeldRecord?
 
-    /// A record's reading and what goes with it, kept until its context arrives or `until`.
+    /// A record's reading and what goes with it, kept until its context arrives or the
+    /// `.heldRecord` timer fires.
     struct HeldRecord: Hashable, Sendable {
         var sequence: UInt16
         var reading: Reading
         var alongside: [DriverAction]
-        var until: MonotonicInstant
     }
 
     public init(device: DeviceID, configuration: Configuration = Configuration()) {
         self.device = device
         self.configuration = configuration
         self.lastSequenceNumber = configuration.lastSequenceNumber
-    }
-
-    public var nextDeadline: MonotonicInstant? {
-        switch phase {
-        case let .checkingTheNewestRecord(deadline), let .awaitingRecords(_, deadline), let .abortingTransfer(deadline):
-            earliest(deadline, held?.until)
-        case .subscribing, .idle: held?.until
-        case .notStarted, .disconnecting, .disconnected: nil
-        }
     }
 
     private static let measurement = GlucoseMeterProfile.measurement
@@ -144,22 +144,21 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         return .reportRecords(atLeast: last + 1)
     }
 
-    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
-        recordsThisTransfer = 0
-        newestOnMeter = nil
-        alreadyTaken = nil
-        held = nil
+    public func incompatibility(_ discovered: DiscoveredServices) -> String? {
         let measurement = discovered.characteristic(Self.measurement, in: SIG.Service.glucose)
         let racp = discovered.characteristic(Self.racp, in: SIG.Service.glucose)
         guard measurement?.properties.contains(.notify) == true,
               racp?.properties.contains(.indicate) == true, racp?.properties.contains(.write) == true
-        else {
-            let reason = "the Glucose Service lacks a notifying Glucose Measurement (0x2A18) or an indicating, writable RACP (0x2A52)"
-            phase = .disconnecting(reason: reason)
-            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
-        }
-        phase = .subscribing
-        var actions: [DriverAction] = [.emit(.connected), .subscribe(Self.measurement, indications: false)]
+        else { return "the Glucose Service lacks a notifying Glucose Measurement (0x2A18) or an indicating, writable RACP (0x2A52)" }
+        return nil
+    }
+
+    public mutating func begin(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> (Stage, [DriverAction]) {
+        recordsThisTransfer = 0
+        newestOnMeter = nil
+        alreadyTaken = nil
+        held = nil
+        var actions: [DriverAction] = [.subscribe(Self.measurement, indications: false)]
         if discovered.characteristic(Self.context, in: SIG.Service.glucose)?.properties.contains(.notify) == true {
             actions.append(.subscribe(Self.context, indications: false))
         }
@@ -172,76 +171,70 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         // RACP last: the records it triggers need the measurement subscription in place first,
         // and the host performs actions in order.
         actions.append(.subscribe(Self.racp, indications: true))
-        return actions
+        return (.subscribing, actions)
     }
 
-    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
-        if case let .disconnected(reason) = input {
-            guard phase != .notStarted else { return [] }
-            if case .disconnected = phase { return [] }
-            phase = .disconnected(reason: reason)
-            return release() + [.emit(.disconnected(reason: reason))]
-        }
-        guard isActive else { return [] }
+    public mutating func handle(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
         switch input {
-        case let .subscribed(uuid) where uuid == Self.racp && phase == .subscribing:
+        case .subscribed(Self.racp) where session.stage == .subscribing:
             newestOnMeter = nil
-            phase = .checkingTheNewestRecord(deadline: now + configuration.procedureTimeout)
+            enter(.checkingTheNewestRecord, at: now)
             return [.write(Self.racp, RACP.Request.reportLastRecord.encoded, withResponse: true)]
         case let .value(uuid, bytes, _):
             return receiveValue(uuid, bytes, at: now)
-        case let .operationFailed(operation, failure):
-            var actions: [DriverAction] = [.emit(.operationFailed(operation, failure))]
-            switch operation {
-            case .subscribe(Self.measurement), .subscribe(Self.racp), .write(Self.racp):
-                actions += stop(reason: "cannot transfer records: \(operation) failed: \(failure)")
-            default:
-                break  // feature, context, battery: the records still arrive without them
-            }
-            return actions
-        case .pairingFailed(let reason):
-            return [.emit(.pairingFailed(reason: reason))]
         default:
-            return []  // completions, `encrypted`, calibrations (a meter is the reference itself)
+            return []  // completions, `encrypted` (a meter is the reference itself)
         }
     }
 
-    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
-        var actions: [DriverAction] = []
-        if let held, now >= held.until { actions += release() }
-        return actions + handleProcedureDeadline(at: now)
+    /// Feature, context and battery are good to have: the records still arrive without them.
+    public func essentialFailure(_ operation: GATTOperation, _ failure: String) -> String? {
+        switch operation {
+        case .subscribe(Self.measurement), .subscribe(Self.racp), .write(Self.racp): "cannot transfer records: \(operation) failed: \(failure)"
+        default: nil
+        }
     }
 
-    private mutating func handleProcedureDeadline(at now: MonotonicInstant) -> [DriverAction] {
-        switch phase {
-        case let .checkingTheNewestRecord(deadline) where now >= deadline:
+    /// The link is gone: a record still waiting for its context will not get one.
+    public mutating func linkLost() -> [DriverAction] { release() }
+
+    public mutating func timerFired(_ timer: Timer, at now: MonotonicInstant) -> [DriverAction] {
+        switch (timer, session.stage) {
+        case (.heldRecord, _):
+            return release()
+        case (.procedure, .checkingTheNewestRecord?):
             return abort(RACP.Request.reportLastRecord, at: now)
-        case let .awaitingRecords(request, deadline) where now >= deadline:
+        case let (.procedure, .awaitingRecords(request)?):
             return abort(request, at: now)
-        case let .abortingTransfer(deadline) where now >= deadline:
-            return stop(reason: "the meter answered neither the record transfer nor its abort")
-        default:
+        case (.procedure, .abortingTransfer?):
+            return end(reason: "the meter answered neither the record transfer nor its abort", at: now)
+        case (.procedure, _):
             return []
         }
     }
 
     // MARK: - Values
 
-    private var isActive: Bool {
-        switch phase {
-        case .subscribing, .checkingTheNewestRecord, .awaitingRecords, .abortingTransfer, .idle: true
-        case .notStarted, .disconnecting, .disconnected: false
-        }
+    /// Moves to a stage that waits for the meter: its silence is timed from `now`.
+    private mutating func enter(_ stage: Stage, at now: MonotonicInstant) {
+        session.enter(stage)
+        session.schedule(.procedure, at: now + configuration.procedureTimeout)
+    }
+
+    /// The transfer is over (done, refused or nothing to do): nothing is timed any more.
+    private mutating func becomeIdle() {
+        session.enter(.idle)
+        session.cancel(.procedure)
     }
 
     private mutating func request(_ request: RACP.Request, at now: MonotonicInstant) -> [DriverAction] {
         recordsThisTransfer = 0
-        phase = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
+        enter(.awaitingRecords(request: request), at: now)
         return [.write(Self.racp, request.encoded, withResponse: true)]
     }
 
     private mutating func abort(_ request: RACP.Request, at now: MonotonicInstant) -> [DriverAction] {
-        phase = .abortingTransfer(deadline: now + configuration.procedureTimeout)
+        enter(.abortingTransfer, at: now)
         return [
             .emit(.operationFailed(.write(Self.racp), .other("RACP \(request.opcode): nothing for \(Int(configuration.procedureTimeout.seconds)) s; aborting"))),
             .write(Self.racp, RACP.Request.abort.encoded, withResponse: true),
@@ -250,9 +243,8 @@ public struct GlucoseMeterDriver: TransmitterDriver {
 
     /// Every record or context proves the procedure is alive: the deadline is for silence.
     private mutating func keepAlive(at now: MonotonicInstant) {
-        switch phase {
-        case .checkingTheNewestRecord: phase = .checkingTheNewestRecord(deadline: now + configuration.procedureTimeout)
-        case let .awaitingRecords(request, _): phase = .awaitingRecords(request: request, deadline: now + configuration.procedureTimeout)
+        switch session.stage {
+        case .checkingTheNewestRecord?, .awaitingRecords?: session.schedule(.procedure, at: now + configuration.procedureTimeout)
         default: break
         }
     }
@@ -263,7 +255,7 @@ public struct GlucoseMeterDriver: TransmitterDriver {
             case Self.measurement:
                 let measurement = try GlucoseMeasurement(decoding: bytes)
                 keepAlive(at: now)
-                if case .checkingTheNewestRecord = phase {
+                if session.stage == .checkingTheNewestRecord {
                     // Looked at, not taken: a meter that ignores the operator sends them all,
                     // and the last one it sends is its newest.
                     newestOnMeter = SensorStamp(run: measurement.meterClockText ?? "", count: Int64(measurement.sequenceNumber))
@@ -296,11 +288,11 @@ public struct GlucoseMeterDriver: TransmitterDriver {
 
     private mutating func accept(_ measurement: GlucoseMeasurement, at now: MonotonicInstant) -> [DriverAction] {
         let sequence = measurement.sequenceNumber
-        switch phase {
-        case let .awaitingRecords(.reportRecords(atLeast: first), _):
+        switch session.stage {
+        case let .awaitingRecords(.reportRecords(atLeast: first))?:
             if sequence < first { return [] }  // a meter that ignores the filter: taken before
             if sequence >= lastSequenceNumber ?? 0 { remember(measurement) }
-        case .awaitingRecords(.reportAllRecords, _):
+        case .awaitingRecords(.reportAllRecords)?:
             if alreadyTaken?.contains(sequence) == true { return [] }  // the old run, before the numbers went back
             remember(measurement)  // in storage order: the last one sent is the newest
         default:
@@ -322,7 +314,8 @@ public struct GlucoseMeterDriver: TransmitterDriver {
             alongside.append(.emit(.info(TransmitterInfo(sensorState: "meter battery low"))))
         }
         guard measurement.contextInformationFollows else { return [.emit(.reading(reading))] + alongside }
-        held = HeldRecord(sequence: sequence, reading: reading, alongside: alongside, until: now + configuration.procedureTimeout)
+        held = HeldRecord(sequence: sequence, reading: reading, alongside: alongside)
+        session.schedule(.heldRecord, at: now + configuration.procedureTimeout)
         return []
     }
 
@@ -330,6 +323,7 @@ public struct GlucoseMeterDriver: TransmitterDriver {
     private mutating func release(with context: MeterReadingContext? = nil) -> [DriverAction] {
         guard var record = held else { return [] }
         held = nil
+        session.cancel(.heldRecord)
         if case let .meterGlucose(glucose, _) = record.reading.value {
             record.reading.value = .meterGlucose(glucose, context: context)
         }
@@ -362,16 +356,16 @@ public struct GlucoseMeterDriver: TransmitterDriver {
 
     private mutating func receiveResponse(_ response: RACP.Response, at now: MonotonicInstant) -> [DriverAction] {
         guard case let .responseCode(request, code) = response else { return [] }  // a count nobody asked for
-        switch phase {
-        case .checkingTheNewestRecord:
+        switch session.stage {
+        case .checkingTheNewestRecord?:
             return checked(code, at: now)
-        case .awaitingRecords, .abortingTransfer:
+        case .awaitingRecords?, .abortingTransfer?:
             break
         default:
             return []  // a stale response after a timeout
         }
-        let wasAbort = phase.isAborting
-        phase = .idle
+        let wasAbort = session.stage == .abortingTransfer
+        becomeIdle()
         // The transfer is over: a record still waiting for its context will not get one.
         let released = release()
         switch code {
@@ -398,7 +392,7 @@ public struct GlucoseMeterDriver: TransmitterDriver {
             guard let newest = newestOnMeter else { return request(nextRequest, at: now) }
             return compare(newest, at: now)
         case .noRecordsFound:
-            phase = .idle
+            becomeIdle()
             recordsThisTransfer = 0
             guard let last = lastSequenceNumber else {
                 return [.emit(.info(TransmitterInfo(sensorState: "0 new record(s): the meter holds none"))), rest(at: now)]
@@ -425,7 +419,7 @@ public struct GlucoseMeterDriver: TransmitterDriver {
         if number > last { return request(.reportRecords(atLeast: last + 1), at: now) }
         let sameDate = lastRecordRun == nil || newest.run.isEmpty || lastRecordRun == newest.run
         if number == last && sameDate {
-            phase = .idle
+            becomeIdle()
             recordsThisTransfer = 0
             if lastRecordRun == nil && !newest.run.isEmpty { lastRecordRun = newest.run }
             return [.emit(.info(TransmitterInfo(sensorState: "0 new record(s)\(lastSequenceText)"))), rest(at: now)]
@@ -446,18 +440,6 @@ public struct GlucoseMeterDriver: TransmitterDriver {
     private func rest(at now: MonotonicInstant) -> DriverAction { .nextSession(notBefore: now + Self.restAfterTransfer) }
 
     private var lastSequenceText: String { lastSequenceNumber.map { ", last sequence number \($0)" } ?? "" }
-
-    private mutating func stop(reason: String) -> [DriverAction] {
-        phase = .disconnecting(reason: reason)
-        return [.disconnect(reason: reason)]
-    }
-}
-
-extension GlucoseMeterDriver.Phase {
-    var isAborting: Bool {
-        if case .abortingTransfer = self { return true }
-        return false
-    }
 }
 
 extension GlucoseMeterDriver {
@@ -465,6 +447,7 @@ extension GlucoseMeterDriver {
     public static let transmitterType = TransmitterType(
         name: "glucose-meter",
         summary: "any Bluetooth Glucose Service meter (service 0x1808); fingersticks via RACP",
+        declaration: TransmitterDeclaration(category: .glucoseMeter, fuzzTarget: "glucose-meter"),
         driver: GlucoseMeterDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> GlucoseMeterDriver in
         try configuration.rejectUnknownOptions(known: ["last-sequence", "racp-timeout", "utc-offset"])

@@ -3,8 +3,8 @@ import Clocks
 import Readings
 import Wire
 
-/// The session state machine for a MiaoMiao bridge carrying a Libre 1 sensor (protocols.md
-/// §2.1, §3; profile in `MiaoMiaoProfile`).
+/// The session state machine for a MiaoMiao bridge carrying a Libre 1 sensor (messages in
+/// `MiaoMiao`, with the projects they were read from; FRAM in `LibreFRAM`; profile in `MiaoMiaoProfile`).
 ///
 /// On `start`: subscribe to the Nordic UART receive characteristic; once subscribed, write
 /// `F0` (start reading, as xdripswift does when notifications are enabled). The bridge then
@@ -24,7 +24,7 @@ import Wire
 /// - `0x34` no sensor: emit `sensorNotDetected`.
 /// - Watchdog: no usable FRAM for `noDataTimeout` (default 11 min, two missed 5-minute cycles)
 ///   → `noData` and disconnect, so the app reconnects.
-public struct MiaoMiaoDriver: TransmitterDriver {
+public struct MiaoMiaoDriver: SessionDriver {
     public struct Configuration: Hashable, Sendable {
         public var noDataTimeout: Duration
         public var packetGapTimeout: Duration
@@ -42,129 +42,83 @@ public struct MiaoMiaoDriver: TransmitterDriver {
         }
     }
 
-    public enum Phase: Hashable, Sendable {
-        case notStarted
-        case awaitingSubscription
-        /// Subscribed; `F0` sent, packets flowing.
-        case reading
-        case disconnecting(reason: String)
-        case disconnected(reason: String)
+    public typealias Stage = LibreBridgeStage
+
+    /// What the driver waits for, in the order it acts when both are due.
+    public enum Timer: Hashable, Comparable, Sendable {
+        /// The `F0` that follows a new-sensor acknowledgement, `commandDelay` later.
+        case startReading
+        /// The next notification of a packet under way (`MiaoMiaoPacketAssembler`).
+        case packetGap
     }
 
     public static var profile: TransmitterProfile { MiaoMiaoProfile.profile }
 
     public let device: DeviceID
     public let configuration: Configuration
-    public private(set) var phase: Phase = .notStarted
+    public var session: DriverSession<Stage, Timer>
     public private(set) var assembler: MiaoMiaoPacketAssembler
     /// Sensor-level state (calibration, backfill watermark); it survives reconnections.
     public private(set) var libre: LibreSensorSession
     /// `F0` re-sends since the last good read.
     public private(set) var retriesUsed = 0
     /// When the `F0` that follows a new-sensor acknowledgement is due.
-    public private(set) var startReadingDue: MonotonicInstant?
+    public var startReadingDue: MonotonicInstant? { session.deadline(of: .startReading) }
     public private(set) var sensorUID: [UInt8]?
     private var writeWithResponse = false
-    private var watchdog: NoDataWatchdog
 
     public init(device: DeviceID, configuration: Configuration = Configuration()) {
         self.device = device
         self.configuration = configuration
         self.assembler = MiaoMiaoPacketAssembler(gapTimeout: configuration.packetGapTimeout)
         self.libre = LibreSensorSession(device: device, source: NordicUART.receive, configuration: configuration.session)
-        self.watchdog = NoDataWatchdog(timeout: configuration.noDataTimeout)
+        self.session = DriverSession(noDataTimeout: configuration.noDataTimeout)
     }
 
-    public var nextDeadline: MonotonicInstant? {
-        guard isActive else { return nil }
-        return earliest(watchdog.deadline, assembler.deadline, startReadingDue)
-    }
+    public var silence: String { "Libre reading from the MiaoMiao" }
 
-    private var isActive: Bool { phase == .awaitingSubscription || phase == .reading }
+    public func incompatibility(_ discovered: DiscoveredServices) -> String? { NordicUART.incompatibility(discovered) }
 
-    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
-        assembler.reset()
+    public mutating func begin(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> (Stage, [DriverAction]) {
         retriesUsed = 0
-        startReadingDue = nil
-        if let reason = Self.incompatibility(discovered) {
-            phase = .disconnecting(reason: reason)
-            watchdog.disarm()
-            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
-        }
-        let write = discovered.characteristic(NordicUART.write, in: NordicUART.service)!
-        writeWithResponse = !write.properties.contains(.writeWithoutResponse)
-        phase = .awaitingSubscription
-        watchdog.arm(at: now)
-        return [.emit(.connected), .subscribe(NordicUART.receive, indications: false)]
+        writeWithResponse = NordicUART.writesWithResponse(discovered)
+        return (.awaitingSubscription, [.subscribe(NordicUART.receive, indications: false)])
     }
 
-    /// Why a peer cannot be a MiaoMiao (or Bubble: same UART), or nil.
-    static func incompatibility(_ discovered: DiscoveredServices) -> String? {
-        guard let receive = discovered.characteristic(NordicUART.receive, in: NordicUART.service) else {
-            return "no Nordic UART receive characteristic (6E400003) in service 6E400001"
-        }
-        guard receive.properties.contains(.notify) else { return "Nordic UART receive characteristic does not notify" }
-        guard let write = discovered.characteristic(NordicUART.write, in: NordicUART.service) else {
-            return "no Nordic UART write characteristic (6E400002) in service 6E400001"
-        }
-        guard !write.properties.isDisjoint(with: [.write, .writeWithoutResponse]) else {
-            return "Nordic UART write characteristic is not writable"
-        }
-        return nil
+    public mutating func sessionEnded() { assembler.reset() }
+
+    /// Calibration belongs to the sensor, not the link: accepted even between connections.
+    public mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [DriverAction] {
+        libre.calibrate(reference, takenAt: takenAt, at: now).map { .emit($0) }
     }
 
-    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
-        switch input {
-        case let .disconnected(reason):
-            guard phase != .notStarted else { return [] }
-            if case .disconnected = phase { return [] }
-            phase = .disconnected(reason: reason)
-            watchdog.disarm()
-            assembler.reset()
-            startReadingDue = nil
-            return [.emit(.disconnected(reason: reason))]
-        case let .calibration(reference, takenAt):
-            // Calibration belongs to the sensor, not the link: accepted even between connections.
-            return libre.calibrate(reference, takenAt: takenAt, at: now).map { .emit($0) }
-        default:
-            break
-        }
-        guard isActive else { return [] }
+    public mutating func handle(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
         switch input {
         case .subscribed(NordicUART.receive):
-            phase = .reading
-            watchdog.arm(at: now)
+            session.enter(.reading)
+            session.armWatchdog(at: now)
             return [command(.startReading)]
         case let .value(NordicUART.receive, bytes, _):
+            defer { followAssembler() }
             return receiveChunk(bytes, at: now)
-        case let .operationFailed(operation, failure):
-            var actions: [DriverAction] = [.emit(.operationFailed(operation, failure))]
-            if operation == .subscribe(NordicUART.receive) {
-                actions += stop(reason: "cannot subscribe to the MiaoMiao: \(failure)")
-            }
-            return actions
-        case let .pairingFailed(reason):
-            return [.emit(.pairingFailed(reason: reason))]
         default:
             return []  // write completions, other characteristics, encryption: nothing to do
         }
     }
 
-    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
-        guard isActive else { return [] }
-        var actions: [DriverAction] = []
-        if let due = startReadingDue, now >= due {
-            startReadingDue = nil
-            actions.append(command(.startReading))
+    public func essentialFailure(_ operation: GATTOperation, _ failure: String) -> String? {
+        operation == .subscribe(NordicUART.receive) ? "cannot subscribe to the MiaoMiao: \(failure)" : nil
+    }
+
+    public mutating func timerFired(_ timer: Timer, at now: MonotonicInstant) -> [DriverAction] {
+        switch timer {
+        case .startReading:
+            return [command(.startReading)]
+        case .packetGap:
+            defer { followAssembler() }
+            guard let reason = assembler.handleDeadline(at: now) else { return [] }
+            return retry(after: reason)
         }
-        if let reason = assembler.handleDeadline(at: now) {
-            actions += retry(after: reason)
-        }
-        if let since = watchdog.since, watchdog.expire(at: now) {
-            let reason = "no Libre reading from the MiaoMiao for \(Int((now - since).seconds)) s"
-            actions += [.emit(.noData(since: since, duration: now - since))] + stop(reason: reason)
-        }
-        return actions
     }
 
     // MARK: - Steps
@@ -173,12 +127,9 @@ public struct MiaoMiaoDriver: TransmitterDriver {
         .write(NordicUART.write, command.bytes, withResponse: writeWithResponse)
     }
 
-    private mutating func stop(reason: String) -> [DriverAction] {
-        phase = .disconnecting(reason: reason)
-        watchdog.disarm()
-        assembler.reset()
-        startReadingDue = nil
-        return [.disconnect(reason: reason)]
+    /// The packet-gap timer runs while the assembler waits for the rest of a packet.
+    private mutating func followAssembler() {
+        if let deadline = assembler.deadline { session.schedule(.packetGap, at: deadline) } else { session.cancel(.packetGap) }
     }
 
     /// Reports a lost read and asks again, within the retry budget.
@@ -208,7 +159,7 @@ public struct MiaoMiaoDriver: TransmitterDriver {
         case .newSensor:
             libre.sensorChanged()
             sensorUID = nil
-            startReadingDue = now + configuration.commandDelay
+            session.schedule(.startReading, at: now + configuration.commandDelay)
             return [.emit(.newSensorDetected), command(.confirmNewSensor(true))]
         case .noSensor:
             return [.emit(.sensorNotDetected)]
@@ -242,7 +193,7 @@ public struct MiaoMiaoDriver: TransmitterDriver {
         let fram: LibreFRAM
         do { fram = try LibreFRAM(decoding: packet.fram) } catch { return actions + retry(after: "\(error)") }
         retriesUsed = 0
-        watchdog.feed(at: now)
+        session.feedWatchdog(at: now)
         return actions + libre.process(fram, sensorUID: packet.sensorUID, at: now).map { .emit($0) }
     }
 }
@@ -252,6 +203,7 @@ extension MiaoMiaoDriver {
     public static let transmitterType = TransmitterType(
         name: "miaomiao",
         summary: "MiaoMiao bridge for a FreeStyle Libre 1 sensor (Nordic UART)",
+        declaration: .libre1Bridge,
         driver: MiaoMiaoDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> MiaoMiaoDriver in
         try configuration.rejectUnknownOptions(known: ["no-data-timeout"])

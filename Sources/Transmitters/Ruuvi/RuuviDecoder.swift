@@ -79,6 +79,7 @@ extension RuuviDecoder {
     public static let broadcastType = BroadcastType(
         name: "ruuvi",
         summary: "RuuviTag thermometer broadcasting data format 5 (read without connecting)",
+        declaration: TransmitterDeclaration(category: .thermometer, fuzzTarget: "advertising"),
         decoder: RuuviDecoder.self
     ) { (configuration) throws(TransmitterConfigurationError) -> RuuviDecoder in
         try configuration.rejectUnknownOptions(known: ["no-data-timeout"])

@@ -17,7 +17,7 @@ import Wire
 /// the default: it measures the air, ±0.3 °C), the TMP006 die (`.irAmbient`) or the IR object
 /// temperature (`.irObject`, e.g. aimed at an insulin pen). The IR sensor is only switched on
 /// when one of its temperatures is the one reported.
-public struct SensorTagDriver: TransmitterDriver {
+public struct SensorTagDriver: SessionDriver {
     public enum TemperatureSource: String, Hashable, Sendable, CaseIterable {
         case humiditySensor = "sht21"
         case irAmbient = "ir-ambient"
@@ -46,13 +46,15 @@ public struct SensorTagDriver: TransmitterDriver {
     }
 
     /// Where the session is.
-    public enum Phase: Hashable, Sendable {
-        case notStarted
-        case running
-        /// Switch-off writes sent; disconnect when they complete or at the deadline.
-        case switchingSensorsOff(reason: String, deadline: MonotonicInstant)
-        case disconnecting(reason: String)
-        case disconnected(reason: String)
+    public enum Stage: Hashable, Sendable {
+        case measuring
+        /// Switch-off writes sent; disconnect when they complete or at `.switchOff`.
+        case switchingSensorsOff(reason: String)
+    }
+
+    public enum Timer: Hashable, Comparable, Sendable {
+        /// The end of the wait for the switch-off writes.
+        case switchOff
     }
 
     /// One sensor the driver uses.
@@ -72,121 +74,88 @@ public struct SensorTagDriver: TransmitterDriver {
 
     public let device: DeviceID
     public let configuration: Configuration
-    public private(set) var phase: Phase = .notStarted
-    /// Operations sent to the host and not yet answered, oldest first.
-    public private(set) var pending: [GATTOperation] = []
+    public var session: DriverSession<Stage, Timer>
     private var sensors: [Sensor] = []
     /// Whether each configuration write is acknowledged (write request) or not (write command).
     private var writesWithResponse: [BluetoothUUID: Bool] = [:]
-    private var watchdog: NoDataWatchdog
 
     public init(device: DeviceID, configuration: Configuration = Configuration()) {
         self.device = device
         self.configuration = configuration
-        watchdog = NoDataWatchdog(timeout: configuration.noDataTimeout)
+        session = DriverSession(noDataTimeout: configuration.noDataTimeout)
     }
 
-    public var nextDeadline: MonotonicInstant? {
-        switch phase {
-        case .running: watchdog.deadline
-        case let .switchingSensorsOff(_, deadline): deadline
-        case .notStarted, .disconnecting, .disconnected: nil
-        }
+    public var silence: String { "SensorTag measurement" }
+
+    /// The sensors the configured temperature needs: the IR sensor is switched on only when one
+    /// of its temperatures is the one reported.
+    private var sensorsUsed: [Sensor] { configuration.temperatureSource == .humiditySensor ? [Self.humidity] : [Self.ir, Self.humidity] }
+
+    public func incompatibility(_ discovered: DiscoveredServices) -> String? {
+        sensorsUsed.lazy.compactMap { incompatibility(of: $0, in: discovered) }.first
     }
 
-    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
-        pending = []
+    public mutating func begin(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> (Stage, [DriverAction]) {
+        sensors = sensorsUsed
         writesWithResponse = [:]
-        sensors = configuration.temperatureSource == .humiditySensor ? [Self.humidity] : [Self.ir, Self.humidity]
         for sensor in sensors {
-            // `connected` only once the peer proves compatible: the app remembers the address then.
-            if let reason = incompatibility(of: sensor, in: discovered) {
-                phase = .disconnecting(reason: reason)
-                return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
-            }
             let configuration = discovered.characteristic(sensor.configuration, in: sensor.service)
             writesWithResponse[sensor.configuration] = configuration?.properties.contains(.write) ?? true
         }
-        phase = .running
-        watchdog.arm(at: now)
-        var actions: [DriverAction] = [.emit(.connected)]
+        var actions: [DriverAction] = []
         let period = SensorTagProfile.periodByte(configuration.period)
         for sensor in sensors {
             // Period first, so the first measurement already comes at the configured rate;
             // subscribe before enabling, so the first measurement is not missed.
             if let periodCharacteristic = discovered.characteristic(sensor.period, in: sensor.service),
                !periodCharacteristic.properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
-                actions += write(sensor.period, [period], withResponse: periodCharacteristic.properties.contains(.write))
+                actions.append(write(sensor.period, [period], withResponse: periodCharacteristic.properties.contains(.write)))
             }
-            pending.append(.subscribe(sensor.data))
             actions.append(.subscribe(sensor.data, indications: false))
-            actions += write(sensor.configuration, SensorTagProfile.enable)
+            actions.append(write(sensor.configuration, SensorTagProfile.enable))
         }
-        return actions
+        return (.measuring, actions)
     }
 
     /// Switches the sensors off, then asks the host to disconnect: the way to end a session
     /// without leaving the tag measuring (and draining its battery) for nobody.
     public mutating func requestDisconnect(reason: String, at now: MonotonicInstant) -> [DriverAction] {
-        guard phase == .running else { return [] }
-        watchdog.disarm()
-        pending = []
-        phase = .switchingSensorsOff(reason: reason, deadline: now + configuration.switchOffTimeout)
-        var actions: [DriverAction] = []
-        for sensor in sensors { actions += write(sensor.configuration, SensorTagProfile.disable) }
-        return actions + disconnectIfSwitchedOff()
+        guard session.stage == .measuring else { return [] }
+        session.disarmWatchdog()
+        session.abandonPending()
+        session.enter(.switchingSensorsOff(reason: reason))
+        session.schedule(.switchOff, at: now + configuration.switchOffTimeout)
+        return session.track(sensors.map { write($0.configuration, SensorTagProfile.disable) }) + disconnectIfSwitchedOff()
     }
 
-    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
+    /// Every way the driver ends a session switches the sensors off first.
+    public mutating func end(reason: String, at now: MonotonicInstant) -> [DriverAction] { requestDisconnect(reason: reason, at: now) }
+
+    public mutating func handle(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
         switch input {
-        case let .disconnected(reason):
-            switch phase {
-            case .notStarted, .disconnected: return []
-            default:
-                phase = .disconnected(reason: reason)
-                watchdog.disarm()
-                pending = []
-                return [.emit(.disconnected(reason: reason))]
-            }
-        case let .value(uuid, bytes, origin):
-            if origin == .read { complete(.read(uuid)) }
-            guard phase == .running else { return [] }
+        case let .value(uuid, bytes, _) where session.stage == .measuring:
             return receiveValue(uuid, bytes, at: now)
-        case let .subscribed(uuid):
-            complete(.subscribe(uuid))
-            return []
-        case let .writeCompleted(uuid):
-            complete(.write(uuid))
+        case .writeCompleted:
             return disconnectIfSwitchedOff()
-        case let .operationFailed(operation, failure):
-            complete(operation)
-            if case .switchingSensorsOff = phase {
-                // The tag could not be switched off; say so, and leave anyway.
-                return [.emit(.operationFailed(operation, failure))] + disconnectIfSwitchedOff()
-            }
-            guard phase == .running else { return [] }
-            // Every operation the driver issues is needed for readings: without it the session
-            // is pointless, so report it and end the session (the app reconnects with backoff).
-            return [.emit(.operationFailed(operation, failure))]
-                + requestDisconnect(reason: "\(operation) failed: \(failure)", at: now)
-        case .encrypted, .pairingFailed, .calibration:
+        default:
             return []  // the SensorTag has no security and nothing to calibrate
         }
     }
 
-    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
-        switch phase {
-        case .running:
-            guard let since = watchdog.since, watchdog.expire(at: now) else { return [] }
-            let reason = "no SensorTag measurement for \(Int((now - since).seconds)) s"
-            return [.emit(.noData(since: since, duration: now - since))] + requestDisconnect(reason: reason, at: now)
-        case let .switchingSensorsOff(reason, deadline) where now >= deadline:
-            pending = []
-            phase = .disconnecting(reason: reason)
-            return [.disconnect(reason: reason)]
-        default:
-            return []
-        }
+    /// A switch-off write that fails is reported, and the link dropped all the same.
+    public mutating func operationFailed(_ operation: GATTOperation, _ failure: OperationFailure, at now: MonotonicInstant) -> [DriverAction] {
+        disconnectIfSwitchedOff()
+    }
+
+    /// Every operation the driver issues is needed for readings: without it the session is
+    /// pointless, so it ends (the app reconnects with backoff).
+    public func essentialFailure(_ operation: GATTOperation, _ failure: String) -> String? {
+        session.stage == .measuring ? "\(operation) failed: \(failure)" : nil
+    }
+
+    public mutating func timerFired(_ timer: Timer, at now: MonotonicInstant) -> [DriverAction] {
+        guard case let .switchingSensorsOff(reason)? = session.stage else { return [] }
+        return session.stop(reason: reason)
     }
 
     // MARK: - Steps
@@ -204,20 +173,13 @@ public struct SensorTagDriver: TransmitterDriver {
         return nil
     }
 
-    private mutating func write(_ uuid: BluetoothUUID, _ bytes: [UInt8], withResponse: Bool? = nil) -> [DriverAction] {
-        let acknowledged = withResponse ?? writesWithResponse[uuid] ?? true
-        if acknowledged { pending.append(.write(uuid)) }
-        return [.write(uuid, bytes, withResponse: acknowledged)]
-    }
-
-    private mutating func complete(_ operation: GATTOperation) {
-        if let index = pending.firstIndex(of: operation) { pending.remove(at: index) }
+    private func write(_ uuid: BluetoothUUID, _ bytes: [UInt8], withResponse: Bool? = nil) -> DriverAction {
+        .write(uuid, bytes, withResponse: withResponse ?? writesWithResponse[uuid] ?? true)
     }
 
     private mutating func disconnectIfSwitchedOff() -> [DriverAction] {
-        guard case let .switchingSensorsOff(reason, _) = phase, pending.isEmpty else { return [] }
-        phase = .disconnecting(reason: reason)
-        return [.disconnect(reason: reason)]
+        guard case let .switchingSensorsOff(reason)? = session.stage, session.pending.isEmpty else { return [] }
+        return session.stop(reason: reason)
     }
 
     private mutating func receiveValue(_ uuid: BluetoothUUID, _ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
@@ -248,7 +210,7 @@ public struct SensorTagDriver: TransmitterDriver {
         } catch {
             return [.emit(.malformedValue(uuid, reason: "\(error) in \(bytes.hexString)"))]
         }
-        watchdog.feed(at: now)
+        session.feedWatchdog(at: now)
         return values.map { .emit(.reading(Reading(device: device, value: $0, time: .monotonic(now)))) }
     }
 }
@@ -259,6 +221,7 @@ extension SensorTagDriver {
     public static let transmitterType = TransmitterType(
         name: "sensortag",
         summary: "TI SensorTag CC2541: SHT21 humidity and temperature, TMP006 IR temperature",
+        declaration: TransmitterDeclaration(category: .thermometer, fuzzTarget: "sensortag"),
         driver: SensorTagDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> SensorTagDriver in
         try configuration.rejectUnknownOptions(known: ["temperature", "period", "ir-s0", "no-data-timeout"])

@@ -3,7 +3,8 @@ import Clocks
 import Readings
 import Wire
 
-/// The session state machine for an xDrip/xBridge Wixel relaying a Dexcom G4 (protocols.md §4).
+/// The session state machine for an xDrip/xBridge Wixel relaying a Dexcom G4 (packets in `XBridgePacket`,
+/// as xDrip+ reads them).
 ///
 /// On `start`: subscribe to FFE1 notifications and wait. The bridge speaks first: a beacon when
 /// it wakes, then a data packet every 5 minutes (the G4's cycle).
@@ -34,7 +35,7 @@ import Wire
 ///
 /// Watchdog: 11 minutes by default (two missed G4 cycles) without an accepted data packet
 /// emits `noData` and disconnects so that the app reconnects.
-public struct XBridgeDriver: TransmitterDriver {
+public struct XBridgeDriver: SessionDriver {
     public struct Configuration: Hashable, Sendable {
         public var transmitterID: XBridgeTransmitterID
         public var noDataTimeout: Duration
@@ -45,88 +46,61 @@ public struct XBridgeDriver: TransmitterDriver {
         }
     }
 
-    public enum Phase: Hashable, Sendable {
-        case notStarted
+    /// The bridge speaks first, every 5 minutes; the driver waits for it.
+    public enum Stage: Hashable, Sendable {
         case awaitingPackets
-        case disconnecting(reason: String)
-        case disconnected(reason: String)
     }
 
     public static var profile: TransmitterProfile { XBridge.profile }
 
     public let device: DeviceID
     public let configuration: Configuration
-    public private(set) var phase: Phase = .notStarted
+    public var session: DriverSession<Stage, Never>
     /// Survives reconnections: a calibration is about the sensor, not the link.
     public private(set) var calibration = XBridgeCalibration()
     /// The newest sane raw counts with the time they were measured, newest last (at most 6).
     public private(set) var recentRaw: [(raw: UInt32, at: MonotonicInstant)] = []
     /// Fingersticks that arrived before a raw value close enough in time to pair with.
     public private(set) var unpairedCalibrations: [(GlucoseConcentration, takenAt: MonotonicInstant)] = []
-    private var watchdog: NoDataWatchdog
     private var writeWithResponse = false
 
     public init(device: DeviceID, configuration: Configuration) {
         self.device = device
         self.configuration = configuration
-        self.watchdog = NoDataWatchdog(timeout: configuration.noDataTimeout)
+        self.session = DriverSession(noDataTimeout: configuration.noDataTimeout)
     }
-
-    public var nextDeadline: MonotonicInstant? { phase == .awaitingPackets ? watchdog.deadline : nil }
 
     private static let serial = XBridge.serialCharacteristic
 
-    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
+    public var silence: String { "G4 data from the bridge" }
+
+    public func incompatibility(_ discovered: DiscoveredServices) -> String? {
         guard let serial = discovered.characteristic(Self.serial, in: XBridge.service),
               serial.properties.contains(.notify),
               !serial.properties.isDisjoint(with: [.write, .writeWithoutResponse])
-        else {
-            let reason = "no HM-10 serial characteristic (FFE1) that notifies and accepts writes in service FFE0"
-            phase = .disconnecting(reason: reason)
-            watchdog.disarm()
-            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
-        }
+        else { return "no HM-10 serial characteristic (FFE1) that notifies and accepts writes in service FFE0" }
+        return nil
+    }
+
+    public mutating func begin(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> (Stage, [DriverAction]) {
         // HM-10 modules declare write-without-response; a response costs a round trip per ACK.
-        writeWithResponse = !serial.properties.contains(.writeWithoutResponse)
-        phase = .awaitingPackets
-        watchdog.arm(at: now)
-        return [.emit(.connected), .subscribe(Self.serial, indications: false)]
+        writeWithResponse = discovered.characteristic(Self.serial, in: XBridge.service)?.properties.contains(.writeWithoutResponse) != true
+        return (.awaitingPackets, [.subscribe(Self.serial, indications: false)])
     }
 
-    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
-        switch input {
-        case let .disconnected(reason):
-            guard phase != .notStarted else { return [] }
-            if case .disconnected = phase { return [] }
-            phase = .disconnected(reason: reason)
-            watchdog.disarm()
-            return [.emit(.disconnected(reason: reason))]
-        case let .calibration(reference, takenAt):
-            // Accepted in any phase: a fingerstick taken while the bridge is out of range is
-            // still a calibration point once a raw value near it is known.
-            return calibrate(reference, takenAt: takenAt, at: now)
-        default:
-            break
-        }
-        guard phase == .awaitingPackets else { return [] }
-        switch input {
-        case let .value(uuid, bytes, _) where uuid == Self.serial:
-            return receivePacket(bytes, at: now)
-        case let .operationFailed(operation, failure):
-            var actions: [DriverAction] = [.emit(.operationFailed(operation, failure))]
-            if operation == .subscribe(Self.serial) {
-                actions += stop(reason: "cannot subscribe to the bridge's notifications: \(failure)")
-            }
-            return actions
-        default:
-            return []  // completions, pairing: the HM-10 link is never encrypted
-        }
+    /// Accepted in any phase: a fingerstick taken while the bridge is out of range is still a
+    /// calibration point once a raw value near it is known.
+    public mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [DriverAction] {
+        offer(reference, takenAt: takenAt, at: now)
     }
 
-    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
-        guard phase == .awaitingPackets, let since = watchdog.since, watchdog.expire(at: now) else { return [] }
-        return [.emit(.noData(since: since, duration: now - since))]
-            + stop(reason: "no G4 data from the bridge for \(Int((now - since).seconds)) s")
+    public mutating func handle(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
+        guard case let .value(Self.serial, bytes, _) = input else { return [] }  // completions: nothing to do
+        return receivePacket(bytes, at: now)
+    }
+
+    public func essentialFailure(_ operation: GATTOperation, _ failure: String) -> String? {
+        operation == .subscribe(Self.serial) ? "cannot subscribe to the bridge's notifications: \(failure)" : nil
     }
 
     // MARK: - Packets
@@ -165,7 +139,7 @@ public struct XBridgeDriver: TransmitterDriver {
 
     private mutating func accept(raw: UInt32, measuredAt: MonotonicInstant, transmitterBattery: UInt8,
                                  info: inout TransmitterInfo, at now: MonotonicInstant) -> [DriverAction] {
-        watchdog.feed(at: now)
+        session.feedWatchdog(at: now)
         if raw < XBridgeCalibration.saneRaw.lowerBound {
             // No working sensor under the transmitter (warm-up, a sensor change, a failure): no
             // value, and whatever calibrated the sensor before does not calibrate the next one.
@@ -202,7 +176,7 @@ public struct XBridgeDriver: TransmitterDriver {
     /// Raw values kept for pairing with fingersticks (30 minutes of G4 cycles).
     static let recentRawKept = 6
 
-    private mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [DriverAction] {
+    private mutating func offer(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [DriverAction] {
         if let refusal = FingerstickCalibration.refusal(of: reference) {
             return [report(reference, takenAt: takenAt, .notUsed(reason: refusal))]
         }
@@ -256,12 +230,6 @@ public struct XBridgeDriver: TransmitterDriver {
     private func write(_ command: XBridgeCommand) -> DriverAction {
         .write(Self.serial, command.encoded, withResponse: writeWithResponse)
     }
-
-    private mutating func stop(reason: String) -> [DriverAction] {
-        phase = .disconnecting(reason: reason)
-        watchdog.disarm()
-        return [.disconnect(reason: reason)]
-    }
 }
 
 extension XBridgeDriver {
@@ -269,9 +237,12 @@ extension XBridgeDriver {
     ///
     /// The transmitter ID is required: without it the driver could not tell our G4 from a
     /// neighbour's, and the xBridge would relay whichever it heard.
+    ///
+    /// Sensor life: a Libre 1 lasts 14 days: only LimiTTer-style xBridges report a sensor age, and they read Libre 1 sensors.
     public static let transmitterType = TransmitterType(
         name: "xbridge",
         summary: "xDrip / xBridge Wixel relaying a Dexcom G4 (HM-10 service FFE0)",
+        declaration: TransmitterDeclaration(category: .continuousGlucose, fuzzTarget: "xbridge", sensorLife: .seconds(14 * 24 * 3600)),
         driver: XBridgeDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> XBridgeDriver in
         try configuration.rejectUnknownOptions(known: ["transmitter-id", "no-data-timeout"])

@@ -1,4 +1,5 @@
 import Alarms
+import Clocks
 import App
 import Readings
 import Testing
@@ -104,5 +105,27 @@ import Transmitters
         _ = try BroadcastRegistry.builtIn.makeDecoder(TransmitterConfiguration(typeName: "ruuvi", options: fridge))
         #expect(DeviceAlarmOptions.keys(for: "dexcom") == [
             "watch", "battery-low-percent", "sensor-life-hours", "sensor-expiring-hours", "battery-low-millivolts"])
+    }
+
+    /// The safety net for a new type: every registered type gets the signal-loss default its
+    /// category calls for, through the same path a configured device takes. A continuous
+    /// glucose sensor declared without it would go quiet without an alarm.
+    @Test(arguments: TransmitterCatalog.builtIn.names)
+    func everyRegisteredTypeGetsItsCategorysSignalLossDefault(type: String) throws {
+        let declaration = try #require(TransmitterCatalog.builtIn.declaration(named: type))
+        let options = try DeviceAlarmOptions(type: type, options: [:])
+        #expect(options.watch == declaration.category.isWatchedForSignalLoss)
+        #expect(DeviceAlarmOptions.glucoseTypes.contains(type) == declaration.category.isWatchedForSignalLoss)
+        let alarms = try ApplianceAlarms(configuration: AlarmConfiguration(), devices: [TransmitterConfiguration(typeName: type, device: "d")],
+                                         at: MonotonicInstant(nanoseconds: 0))
+        #expect(alarms.engine.configuration.watchedDevices.contains("d") == declaration.category.isWatchedForSignalLoss)
+        if declaration.category == .continuousGlucose {
+            #expect(DeviceAlarmOptions.keys(for: type).contains("sensor-life-hours"))
+        }
+    }
+
+    @Test func anUnknownTypeIsNotWatchedAndTakesOnlyTheCommonKeys() throws {
+        #expect(try Self.options("dexcom-g7").watch == false)
+        #expect(DeviceAlarmOptions.keys(for: "dexcom-g7") == ["watch", "battery-low-percent"])
     }
 }

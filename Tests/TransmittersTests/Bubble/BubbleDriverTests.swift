@@ -131,7 +131,7 @@ import Wire
         let actions = deliver([[UInt8](hex: "c1 00 00 00 00 9d 08 30 08 1a 24")], to: &driver, from: Self.t0)
         let reason = "sensor is Libre 2 EU (patchInfo 9D 08 30 08 1A 24): its FRAM is encrypted; only Libre 1 is supported"
         #expect(actions == [.emit(.incompatible(reason: reason))])
-        #expect(driver.phase == .reading)
+        #expect(driver.phase == .running(.reading))
         #expect(deliver(Self.dataChunks(), to: &driver, from: Self.t0) == [])
         #expect(driver.nextDeadline == Self.t0 + .seconds(660))  // only the watchdog: nothing was fed
         _ = deliver([Self.info], to: &driver, from: Self.t0 + .seconds(300))

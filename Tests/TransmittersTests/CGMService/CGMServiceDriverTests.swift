@@ -220,7 +220,7 @@ import Wire
         #expect(first.receive(.subscribed(Self.racp), at: Self.t0) == [.write(Self.racp, [0x01, 0x01], withResponse: true)])
         var later = running(.init(lastTimeOffsetMinutes: 295))
         #expect(later.receive(.subscribed(Self.racp), at: Self.t0) == [.write(Self.racp, [UInt8](hex: "01 03 01 28 01"), withResponse: true)])
-        #expect(later.recordTransfer == .awaitingRecords(request: .reportRecords(atLeast: 296), deadline: Self.t0 + .seconds(30)))
+        #expect(later.recordTransfer == .awaitingRecords(request: .reportRecords(atLeast: 296)) && later.session.deadline(of: .recordTransfer) == Self.t0 + .seconds(30))
     }
 
     @Test func racpSuccessAndNoRecords() {
@@ -254,7 +254,7 @@ import Wire
         #expect(abortDeadline == deadline + .seconds(30))
         #expect(driver.handleDeadline(at: abortDeadline) == [.emit(.operationFailed(.write(Self.racp), .other("RACP abort: no response")))])
         #expect(driver.recordTransfer == nil)
-        #expect(driver.phase == .running)  // live measurements still flow
+        #expect(driver.phase == .running(.measuring))  // live measurements still flow
     }
 
     @Test func racpAbortAnswered() throws {

@@ -21,7 +21,8 @@ import Testing
 
     @Test func laterRegistrationReplaces() throws {
         var registry = BroadcastRegistry.builtIn
-        registry.register(BroadcastType(name: "bthome", summary: "replacement", decoder: RuuviDecoder.self) { configuration in
+        registry.register(BroadcastType(name: "bthome", summary: "replacement", declaration: RuuviDecoder.broadcastType.declaration,
+                                        decoder: RuuviDecoder.self) { configuration in
             RuuviDecoder(device: configuration.device)
         })
         #expect(registry.names == ["bthome", "ruuvi"])

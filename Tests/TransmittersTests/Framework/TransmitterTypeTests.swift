@@ -40,7 +40,8 @@ import Testing
     }
 
     @Test func registeringTheSameNameReplaces() throws {
-        let replacement = TransmitterType(name: "heart-rate", summary: "test double", driver: HeartRateDriver.self) { configuration in
+        let replacement = TransmitterType(name: "heart-rate", summary: "test double", declaration: HeartRateDriver.transmitterType.declaration,
+                                          driver: HeartRateDriver.self) { configuration in
             HeartRateDriver(device: "replaced", configuration: .init(noDataTimeout: .seconds(5)))
         }
         var registry = TransmitterRegistry.builtIn

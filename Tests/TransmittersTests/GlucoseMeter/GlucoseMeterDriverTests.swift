@@ -96,7 +96,7 @@ import Wire
             .read(Self.battery),
             .subscribe(Self.racp, indications: true),
         ])
-        #expect(driver.phase == .subscribing)
+        #expect(driver.phase == .running(.subscribing))
         #expect(driver.nextDeadline == nil)
     }
 
@@ -131,7 +131,7 @@ import Wire
         var driver = started()
         #expect(driver.receive(.subscribed(Self.measurement), at: Self.t0) == [])
         #expect(driver.receive(.subscribed(Self.racp), at: Self.t0) == [Self.lastRecordRequest])
-        #expect(driver.phase == .checkingTheNewestRecord(deadline: Self.t0 + .seconds(30)))
+        #expect(driver.phase == .running(.checkingTheNewestRecord) && driver.session.deadline(of: .procedure) == Self.t0 + .seconds(30))
         #expect(driver.nextDeadline == Self.t0 + .seconds(30))
         // Looking at the newest record keeps the check alive, and takes nothing.
         #expect(driver.receive(value(Self.measurement, Self.record(9)), at: Self.t0 + .seconds(10)) == [])
@@ -142,7 +142,7 @@ import Wire
     @Test func firstTransferAsksForAllRecords() {
         let (driver, actions) = checked(Self.record(9))
         #expect(actions == [.write(Self.racp, [0x01, 0x01], withResponse: true)])
-        #expect(driver.phase == .awaitingRecords(request: .reportAllRecords, deadline: Self.t0 + .seconds(30)))
+        #expect(driver.phase == .running(.awaitingRecords(request: .reportAllRecords)) && driver.session.deadline(of: .procedure) == Self.t0 + .seconds(30))
     }
 
     @Test func laterTransfersAskOnlyForNewerRecords() {
@@ -154,7 +154,7 @@ import Wire
     @Test func nothingNewMeansNoRequest() {
         let (driver, actions) = checked(Self.record(7), state: ["last-sequence": "7", "last-record": "2026-11-22T07:30:00"])
         #expect(actions == [.emit(.info(TransmitterInfo(sensorState: "0 new record(s), last sequence number 7"))), Self.rest(at: Self.t0)])
-        #expect(driver.phase == .idle)
+        #expect(driver.phase == .running(.idle))
         #expect(driver.nextDeadline == nil)
     }
 
@@ -202,7 +202,7 @@ import Wire
                 + "before: its numbers restarted (a reset or another meter) or wrapped; reading all its records"))),
             .write(Self.racp, [0x01, 0x01], withResponse: true),
         ])
-        #expect(driver.phase == .awaitingRecords(request: .reportAllRecords, deadline: Self.t0 + .seconds(30)))
+        #expect(driver.phase == .running(.awaitingRecords(request: .reportAllRecords)) && driver.session.deadline(of: .procedure) == Self.t0 + .seconds(30))
     }
 
     /// A meter that refuses operator 6 gets today's request: all records at first, then ≥ last + 1.
@@ -238,7 +238,7 @@ import Wire
         ])
         #expect(driver.lastSequenceNumber == nil)
         #expect(driver.persistentState == [:])
-        #expect(driver.phase == .idle)
+        #expect(driver.phase == .running(.idle))
     }
 
     @Test func atTheLastSequenceNumberAllRecordsAreAskedFor() {
@@ -253,7 +253,7 @@ import Wire
             .emit(.operationFailed(.write(Self.racp), .other("RACP reportStoredRecords: nothing for 30 s; aborting"))),
             .write(Self.racp, [0x03, 0x00], withResponse: true),
         ])
-        #expect(driver.phase == .abortingTransfer(deadline: Self.t0 + .seconds(60)))
+        #expect(driver.phase == .running(.abortingTransfer) && driver.session.deadline(of: .procedure) == Self.t0 + .seconds(60))
     }
 
     // MARK: - Records
@@ -271,7 +271,7 @@ import Wire
         #expect(driver.nextDeadline == t1 + .seconds(30))
         #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 01")), at: t1)
                 == [.emit(.info(TransmitterInfo(sensorState: "2 new record(s), last sequence number 2"))), Self.rest(at: t1)])
-        #expect(driver.phase == .idle)
+        #expect(driver.phase == .running(.idle))
         #expect(driver.nextDeadline == nil)
     }
 
@@ -325,7 +325,7 @@ import Wire
         var driver = transferring()
         #expect(driver.receive(value(Self.measurement, [0x03, 0x01]), at: Self.t0)
                 == [.emit(.malformedValue(Self.measurement, reason: "truncated at Glucose Measurement sequence number: needed 2 byte(s), 1 left in 03 01"))])
-        #expect(driver.phase == .awaitingRecords(request: .reportAllRecords, deadline: Self.t0 + .seconds(30)))
+        #expect(driver.phase == .running(.awaitingRecords(request: .reportAllRecords)) && driver.session.deadline(of: .procedure) == Self.t0 + .seconds(30))
     }
 
     @Test func contextAndFeatureAreKept() {
@@ -444,7 +444,7 @@ import Wire
         var driver = transferring(.init(lastSequenceNumber: 9))
         #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 01 06")), at: Self.t0)
                 == [.emit(.info(TransmitterInfo(sensorState: "0 new record(s), last sequence number 9"))), Self.rest(at: Self.t0)])
-        #expect(driver.phase == .idle)
+        #expect(driver.phase == .running(.idle))
     }
 
     @Test(arguments: [
@@ -458,7 +458,7 @@ import Wire
         var driver = transferring()
         #expect(driver.receive(value(Self.racp, bytes), at: Self.t0)
                 == [.emit(.operationFailed(.write(Self.racp), .other("RACP op 1 refused: \(name)")))])
-        #expect(driver.phase == .idle)
+        #expect(driver.phase == .running(.idle))
     }
 
     @Test func aResponseNobodyWaitsForIsIgnored() {
@@ -486,10 +486,10 @@ import Wire
             .emit(.operationFailed(.write(Self.racp), .other("RACP reportStoredRecords: nothing for 30 s; aborting"))),
             .write(Self.racp, [0x03, 0x00], withResponse: true),
         ])
-        #expect(driver.phase == .abortingTransfer(deadline: deadline + .seconds(30)))
+        #expect(driver.phase == .running(.abortingTransfer) && driver.session.deadline(of: .procedure) == deadline + .seconds(30))
         #expect(driver.receive(value(Self.racp, [UInt8](hex: "06 00 03 01")), at: deadline + .seconds(1))
                 == [.emit(.info(TransmitterInfo(sensorState: "record transfer aborted after 1 record(s), last sequence number 1")))])
-        #expect(driver.phase == .idle)
+        #expect(driver.phase == .running(.idle))
         #expect(driver.nextDeadline == nil)
     }
 
@@ -532,7 +532,7 @@ import Wire
     @Test func optionalCharacteristicsMayFail() {
         var driver = started()
         #expect(driver.receive(.operationFailed(.read(Self.feature), .timedOut), at: Self.t0) == [.emit(.operationFailed(.read(Self.feature), .timedOut))])
-        #expect(driver.phase == .subscribing)
+        #expect(driver.phase == .running(.subscribing))
     }
 
     @Test func theSequenceNumberSurvivesReconnection() {

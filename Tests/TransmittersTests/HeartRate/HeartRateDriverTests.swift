@@ -62,7 +62,7 @@ import Testing
             .read(Self.manufacturer),
             .subscribe(Self.battery, indications: false),
         ])
-        #expect(driver.phase == .running)
+        #expect(driver.phase == .running(.measuring))
         #expect(driver.pending.count == 7)
         // The watchdog runs from the start, so a subscription that never completes is caught.
         #expect(driver.nextDeadline == Self.t0 + .seconds(30))
@@ -167,7 +167,7 @@ import Testing
         var driver = started()
         #expect(driver.receive(.value(0xFFF1, [1, 2, 3], origin: .notification), at: Self.t0) == [])
         #expect(driver.receive(.writeCompleted(0x2A39), at: Self.t0) == [])
-        #expect(driver.phase == .running)
+        #expect(driver.phase == .running(.measuring))
     }
 
     // MARK: - Watchdog
@@ -236,7 +236,7 @@ import Testing
 
         #expect(driver.receive(.operationFailed(.subscribe(Self.hrm), auth), at: Self.t0 + .seconds(1))
             == [.emit(.needsPairing), .requestPairing])
-        #expect(driver.phase == .awaitingEncryption)
+        #expect(driver.phase == .running(.measuring) && driver.session.isAwaitingPairing)
         // Further refusals while pairing are parked without a second request.
         #expect(driver.receive(.operationFailed(.read(Self.battery), encryption), at: Self.t0 + .seconds(1)) == [])
         #expect(driver.parkedUntilEncrypted == [.subscribe(Self.hrm), .read(Self.battery)])
@@ -249,7 +249,7 @@ import Testing
         let encryptedAt = Self.t0 + .seconds(4)
         #expect(driver.receive(.encrypted, at: encryptedAt)
             == [.emit(.paired), .subscribe(Self.hrm, indications: false), .read(Self.battery)])
-        #expect(driver.phase == .running)
+        #expect(driver.phase == .running(.measuring))
         #expect(driver.parkedUntilEncrypted.isEmpty)
         #expect(driver.pending.contains(.subscribe(Self.hrm)))
         #expect(driver.nextDeadline == encryptedAt + .seconds(30))
@@ -276,7 +276,7 @@ import Testing
         var driver = started()
         // The host re-encrypted with a bond before anything was refused.
         #expect(driver.receive(.encrypted, at: Self.t0) == [])
-        #expect(driver.phase == .running)
+        #expect(driver.phase == .running(.measuring))
         // A refusal on an already encrypted link cannot be cured by pairing again.
         #expect(driver.receive(.operationFailed(.read(Self.battery), .attError(code: 0x0F)), at: Self.t0)
             == [.emit(.operationFailed(.read(Self.battery), .attError(code: 0x0F)))])
@@ -295,9 +295,9 @@ import Testing
     @Test func failedPairingForOptionalReadsKeepsStreaming() {
         var driver = started()
         _ = driver.receive(.operationFailed(.read(Self.battery), .attError(code: 0x05)), at: Self.t0)
-        #expect(driver.phase == .awaitingEncryption)
+        #expect(driver.phase == .running(.measuring) && driver.session.isAwaitingPairing)
         #expect(driver.receive(.pairingFailed(reason: "timeout"), at: Self.t0) == [.emit(.pairingFailed(reason: "timeout"))])
-        #expect(driver.phase == .running)
+        #expect(driver.phase == .running(.measuring))
         #expect(driver.parkedUntilEncrypted.isEmpty)
         #expect(driver.nextDeadline == Self.t0 + .seconds(30))
     }
@@ -305,7 +305,7 @@ import Testing
     @Test func pairingFailureOutsidePairingIsStillReported() {
         var driver = started()
         #expect(driver.receive(.pairingFailed(reason: "bond lost"), at: Self.t0) == [.emit(.pairingFailed(reason: "bond lost"))])
-        #expect(driver.phase == .running)
+        #expect(driver.phase == .running(.measuring))
     }
 
     // MARK: - Other failures
@@ -314,7 +314,7 @@ import Testing
         var driver = started()
         #expect(driver.receive(.operationFailed(.read(Self.firmware), .timedOut), at: Self.t0)
             == [.emit(.operationFailed(.read(Self.firmware), .timedOut))])
-        #expect(driver.phase == .running)
+        #expect(driver.phase == .running(.measuring))
         #expect(!driver.pending.contains(.read(Self.firmware)))
     }
 
@@ -356,7 +356,7 @@ import Testing
         // Reconnected: a fresh session, nothing carried over.
         let again = Self.t0 + .seconds(60)
         #expect(driver.start(Self.minimalStrap, at: again) == [.emit(.connected), .subscribe(Self.hrm, indications: false)])
-        #expect(driver.phase == .running)
+        #expect(driver.phase == .running(.measuring))
         #expect(driver.pending == [.subscribe(Self.hrm)])
         #expect(driver.nextDeadline == again + .seconds(30))
         // Pairing state was reset too: a new refusal asks for pairing again.
@@ -410,13 +410,13 @@ import Testing
             default: _ = driver.receive(.value(uuid, bytes, origin: random.below(2) == 0 ? .read : .notification), at: now)
             }
             switch driver.phase {
-            case .running, .awaitingEncryption:
+            case .running:
                 #expect(driver.nextDeadline != nil)
             case .notStarted, .disconnecting, .disconnected:
                 #expect(driver.nextDeadline == nil)
                 #expect(driver.pending.isEmpty || driver.phase == .notStarted)
             }
-            if driver.phase != .awaitingEncryption { #expect(driver.parkedUntilEncrypted.isEmpty) }
+            if !driver.session.isAwaitingPairing { #expect(driver.parkedUntilEncrypted.isEmpty) }
         }
     }
 }

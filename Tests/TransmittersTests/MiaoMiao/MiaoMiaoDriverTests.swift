@@ -54,10 +54,10 @@ import Wire
         var driver = MiaoMiaoDriver(device: "mm")
         #expect(driver.nextDeadline == nil)
         #expect(driver.start(Self.bridge, at: Self.t0) == [.emit(.connected), .subscribe(Self.rx, indications: false)])
-        #expect(driver.phase == .awaitingSubscription)
+        #expect(driver.phase == .running(.awaitingSubscription))
         #expect(driver.nextDeadline == Self.t0 + .seconds(660))
         #expect(driver.receive(.subscribed(Self.rx), at: Self.t0) == [Self.f0])
-        #expect(driver.phase == .reading)
+        #expect(driver.phase == .running(.reading))
     }
 
     @Test func writeWithResponseWhenThatIsAllThereIs() {
@@ -172,7 +172,7 @@ import Wire
         #expect(actions.last == .emit(.incompatible(reason: reason)))
         #expect(!actions.contains(Self.f0))
         #expect(Self.glucose(actions).isEmpty)
-        #expect(driver.phase == .reading)
+        #expect(driver.phase == .running(.reading))
         #expect(driver.nextDeadline == Self.t0 + .seconds(660))
     }
 

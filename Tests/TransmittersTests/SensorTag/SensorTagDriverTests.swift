@@ -65,7 +65,7 @@ import Wire
             .subscribe(Self.humData, indications: false),
             .write(Self.humConfig, [0x01], withResponse: true),
         ])
-        #expect(driver.phase == .running)
+        #expect(driver.phase == .running(.measuring))
         #expect(driver.pending == [.write(Self.humPeriod), .subscribe(Self.humData), .write(Self.humConfig)])
         #expect(driver.nextDeadline == Self.t0 + .seconds(30))
     }
@@ -155,7 +155,7 @@ import Wire
             .write(Self.irConfig, [0x00], withResponse: true),
             .write(Self.humConfig, [0x00], withResponse: true),
         ])
-        #expect(driver.phase == .switchingSensorsOff(reason: "shutting down", deadline: at + .seconds(3)))
+        #expect(driver.phase == .running(.switchingSensorsOff(reason: "shutting down")) && driver.session.deadline(of: .switchOff) == at + .seconds(3))
         #expect(driver.nextDeadline == at + .seconds(3))
         // Notifications still in flight are not readings any more.
         #expect(driver.receive(.value(Self.humData, [UInt8](hex: "3C4A 5A8A"), origin: .notification), at: at) == [])
@@ -213,8 +213,8 @@ import Wire
             .emit(.operationFailed(.write(Self.humConfig), failure)),
             .write(Self.humConfig, [0x00], withResponse: true),
         ])
-        #expect(driver.phase == .switchingSensorsOff(reason: "write \(Self.humConfig) failed: ATT error 0x03 (write not permitted)",
-                                                       deadline: Self.t0 + .seconds(3)))
+        #expect(driver.phase == .running(.switchingSensorsOff(reason: "write \(Self.humConfig) failed: ATT error 0x03 (write not permitted)")))
+        #expect(driver.session.deadline(of: .switchOff) == Self.t0 + .seconds(3))
     }
 
     @Test func registryEntry() throws {

@@ -41,7 +41,7 @@ import Wire
         var driver = XBridgeDriver(device: "g4", configuration: .init(transmitterID: Self.ours))
         #expect(driver.nextDeadline == nil)
         #expect(driver.start(Self.hm10, at: Self.t0) == [.emit(.connected), .subscribe(Self.serial, indications: false)])
-        #expect(driver.phase == .awaitingPackets)
+        #expect(driver.phase == .running(.awaitingPackets))
         #expect(driver.nextDeadline == Self.t0 + .seconds(660))
     }
 
@@ -264,7 +264,7 @@ import Wire
         #expect(driver.receive(.value(Self.serial, [0x00], origin: .notification), at: Self.t0) == [])
         #expect(driver.receive(.value(Self.serial, [UInt8](hex: "15 00 01"), origin: .notification), at: Self.t0)
                 == [.emit(.malformedValue(Self.serial, reason: "xBridge data packet says 21 bytes but has 3 in 15 00 01"))])
-        #expect(driver.phase == .awaitingPackets)
+        #expect(driver.phase == .running(.awaitingPackets))
     }
 
     // MARK: - Failures and time
