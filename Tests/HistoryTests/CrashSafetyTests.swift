@@ -9,7 +9,7 @@ import Readings
 import Testing
 @testable import History
 
-/// Issue 5 "Crash safety": kill -9 at any moment loses no committed reading and never
+/// Crash safety: kill -9 at any moment loses no committed reading and never
 /// corrupts the database. A forked child writes small batches through `HistoryStore` and
 /// reports "acked N" on a pipe after each commit; the parent SIGKILLs it at a random point
 /// (after a random number of acknowledgements plus a random delay, so the kill lands in every

@@ -4,7 +4,7 @@ import Readings
 import Testing
 @testable import History
 
-/// Issue 7, the wall clock jumping a day either way, seen by the history on a virtual clock:
+/// The wall clock jumping a day either way, seen by the history on a virtual clock:
 /// retention pruning after a jump ahead must not delete a day of readings, and rows are dated
 /// as the appliance dates them (a set clock's step is not re-dated: only the first setting of
 /// the clock is, see HistoryStoreRedatingTests). `vigil run` prunes at

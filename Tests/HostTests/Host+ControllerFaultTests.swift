@@ -5,7 +5,7 @@ import Simulator
 import Testing
 @testable import Host
 
-/// Issue 7, a controller that answers bring-up and then stops answering, on the simulated
+/// A controller that answers bring-up and then stops answering, on the simulated
 /// controller and a virtual clock. Found through the real binary (FaultControllerInteropTests:
 /// after the reopen the appliance never tried to connect again): when the controller failed
 /// while LE Create Connection was in flight, the attempt was dropped without a word, and the

@@ -2,7 +2,7 @@ import Glibc
 import Testing
 @testable import Platform
 
-/// Issue 7, a controller that vanishes under the HCI user channel (unplugged, powered off,
+/// A controller that vanishes under the HCI user channel (unplugged, powered off,
 /// reset), at the unit level: this kernel has no Bluetooth, so the user channel cannot be
 /// opened here. What vigil's runner relies on is that such a read or write *throws* an error
 /// that is not "would block" (TransportLink passes would-block off as "no data yet"; anything

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 @testable import Platform
 
-/// Issue 7, a configuration that cannot be read must be refused at once, never waited on:
+/// A configuration that cannot be read must be refused at once, never waited on:
 /// `FileSystem.readFile` on a FIFO with no writer (open(2) would block until one comes), and
 /// on a directory. `vigil run` turns these into exit 78 (FaultConfigurationInteropTests).
 @Suite struct FileSystemFaultTests {

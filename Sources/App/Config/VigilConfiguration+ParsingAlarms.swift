@@ -46,7 +46,8 @@ extension SchemaReader {
         let units = alarms.units
         var t = GlucoseThresholds.standard
 
-        // Urgent low: raised, never disabled (issue 4; Dexcom "cannot be turned off").
+        // Urgent low: raised, never disabled, as on a Dexcom receiver where it "cannot be turned
+        // off": a low must always wake someone.
         switch glucose("urgent-low", in: table, section, units, range: Alarms.urgentLowRange) {
         case .value(let concentration, _): t.urgentLow = concentration
         case .off:

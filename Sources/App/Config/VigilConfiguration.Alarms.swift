@@ -3,7 +3,7 @@ import Readings
 
 extension VigilConfiguration {
     /// `[alarms]` and `[alarms.night]`: glucose thresholds, rate alarms, signal loss and a
-    /// night profile (issue 4). Values are stored in mg/dL whatever `units` the file used;
+    /// night profile. Values are stored in mg/dL whatever `units` the file used;
     /// `units` is kept for showing them back the way the person wrote them.
     public struct Alarms: Equatable, Sendable {
         /// `units`: the unit every glucose value and rate in `[alarms]` is written in.

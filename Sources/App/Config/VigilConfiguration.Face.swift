@@ -1,5 +1,5 @@
 extension VigilConfiguration {
-    /// `[face]`: the buzzer, LED and button, and the board they are wired to (issue 4).
+    /// `[face]`: the buzzer, LED and button, and the board they are wired to.
     /// `setup()` resolves it with the board profile into the `FaceSetup` a backend drives.
     public struct Face: Equatable, Sendable {
         /// `backend`

@@ -45,7 +45,7 @@ public struct VigilConfiguration: Equatable, Sendable {
         public init(stateDirectory: String = "/var/lib/vigil") { self.stateDirectory = stateDirectory }
     }
 
-    /// `[export]`: handing the history over without a network (issue 5).
+    /// `[export]`: handing the history over without a network.
     public struct Export: Equatable, Sendable {
         /// `serial`: the tty the serial export protocol answers on ("/dev/ttyGS0" is a Pi Zero
         /// 2 W's USB gadget serial port), with an optional `@baud`; nil: off.
@@ -61,7 +61,7 @@ public struct VigilConfiguration: Equatable, Sendable {
         }
     }
 
-    /// `[status]`: where `vigil status` asks the running daemon (issue 6).
+    /// `[status]`: where `vigil status` asks the running daemon.
     public struct Status: Equatable, Sendable {
         /// `socket`: the unix socket the daemon answers on; nil (`""`): no status socket.
         public var socketPath: String?

@@ -4,7 +4,7 @@ import ArgumentParser
 import Clocks
 import Platform
 
-/// `vigil alarm`: the alarm's own commands (issue 4 "Self-test ... and `vigil alarm test [pattern]`").
+/// `vigil alarm`: the alarm's own commands: the self-test (`vigil alarm test [pattern]`) a person runs to hear that the buzzer works.
 struct AlarmCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alarm",

@@ -2,7 +2,7 @@ import App
 import ArgumentParser
 import Platform
 
-/// `vigil config`: the configuration's own commands (issue 6).
+/// `vigil config`: the configuration's own commands.
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",

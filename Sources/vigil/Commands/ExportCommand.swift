@@ -5,7 +5,7 @@ import History
 import Platform
 import Readings
 
-/// `vigil export`: the history's readings as CSV, JSON, NDJSON or Nightscout entries (issue 5),
+/// `vigil export`: the history's readings as CSV, JSON, NDJSON or Nightscout entries,
 /// streamed a page at a time in constant memory, to a file (complete or absent: temp + rename)
 /// or stdout; `--serial` fetches the same from an appliance over its serial export line;
 /// `--usb` writes the whole bundle (CSV, Nightscout, report) to a mounted stick.

@@ -4,7 +4,7 @@ import Clocks
 import History
 import Platform
 
-/// `vigil report`: the clinician's report over the last days (issue 5): consensus CGM metrics,
+/// `vigil report`: the clinician's report over the last days: consensus CGM metrics,
 /// the ambulatory glucose profile and daily charts, as an SVG or an HTML page (by the output's
 /// extension), written atomically.
 struct ReportCommand: ParsableCommand {

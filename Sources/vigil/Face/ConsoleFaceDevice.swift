@@ -8,7 +8,7 @@ import App
 import Clocks
 import Platform
 
-/// The face drawn in the terminal (issue 4 "A console backend ... used by `vigil demo`"): the
+/// The face drawn in the terminal (the console backend `vigil demo` uses, so the face can be seen without hardware): the
 /// I/O half of `ConsoleFace`. Keys on stdin stand for the button when stdin is a terminal.
 ///
 /// - stdout a terminal: one status line redrawn in place (`\r` and ANSI erase-line), and

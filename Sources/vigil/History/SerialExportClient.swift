@@ -2,7 +2,7 @@ import App
 import Clocks
 import Platform
 
-/// The laptop side of the serial export (issue 5: `vigil export --serial /dev/ttyACM0 ...`):
+/// The laptop side of the serial export (`vigil export --serial /dev/ttyACM0 ...`):
 /// sends one `EXPORT` request, parses the framed answer with `SerialResponseParser`, and saves
 /// the body as it arrives (to a file that appears only once the answer ended with `.`).
 struct SerialExportClient {

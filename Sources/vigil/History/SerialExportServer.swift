@@ -3,7 +3,7 @@ import Clocks
 import History
 import Platform
 
-/// The appliance's serial export port (issue 5): a tty (the USB gadget's /dev/ttyGS0 on a Pi
+/// The appliance's serial export port: a tty (the USB gadget's /dev/ttyGS0 on a Pi
 /// Zero 2 W, or a USB-serial adapter) opened raw, whose bytes feed a `SerialExportSession`
 /// over the history. Read-only by construction: it holds only a `HistoryPageSource`, which
 /// reads.

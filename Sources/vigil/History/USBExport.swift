@@ -3,7 +3,7 @@ import Clocks
 import History
 import Platform
 
-/// Writes a `USBBundle` to a mounted USB stick (issue 5: the button's double press, or
+/// Writes a `USBBundle` to a mounted USB stick (the button's double press, or
 /// `vigil export --usb MOUNTPOINT`): every file into `<mount>/<temporaryFolder>`, each fsynced,
 /// the folder fsynced, then renamed to its final name and the mount point fsynced. A stick
 /// pulled mid-write holds no bundle or a whole one.

@@ -8,7 +8,8 @@ import Transmitters
 /// first run; one that cannot be read or does not parse is set aside (`StateDirectory`) and the
 /// run starts without it, with the storage fault sounding.
 extension StateDirectory {
-    /// Active alarms and snoozes survive a restart or a power cut (issue 4).
+    /// Active alarms and snoozes survive a restart or a power cut: a snoozed alarm must not
+    /// come back early, nor a raised one be forgotten.
     func loadAlarmState(at now: MonotonicInstant) -> AlarmEngine.State {
         let name = "alarm-state", lost = "alarms and snoozes start afresh"
         guard let text = text(of: name, lost: lost) else { return AlarmEngine.State() }

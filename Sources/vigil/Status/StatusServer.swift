@@ -2,7 +2,7 @@ import App
 import Clocks
 import Platform
 
-/// The daemon's end of `vigil status` (issue 6): a unix stream socket where a client writes one
+/// The daemon's end of `vigil status`: a unix stream socket where a client writes one
 /// request line (`StatusRequest`) and gets the appliance's status back, then the connection is
 /// closed. It also keeps the `StatusBoard` the answers are built from.
 ///

@@ -4,7 +4,7 @@ import Clocks
 import Readings
 import Testing
 
-/// Issue 7, the wall clock jumping a day either way while the appliance runs, on a virtual
+/// The wall clock jumping a day either way while the appliance runs, on a virtual
 /// clock (the system clock cannot be stepped in this container): the step is noticed, retention
 /// ages rows on the clock as it ran before a jump ahead, and the alarms, which run on the
 /// monotonic clock, neither raise nor lose anything because of it. The history side (rows kept,
