@@ -1,4 +1,5 @@
 import Testing
+import Transmitters
 @testable import FuzzTargets
 
 #if canImport(Glibc)
@@ -54,6 +55,15 @@ enum Corpus {
         #expect(!FuzzTarget.declaredByTransmitterTypes.isEmpty)
         for (type, target) in FuzzTarget.declaredByTransmitterTypes {
             #expect(FuzzTarget.named(target) != nil, "\(type) declares fuzz target \(target), which is not in FuzzTarget.all")
+        }
+    }
+
+    /// The catalog's own target runs every type from its declaration's `fuzzOptions`: a type
+    /// those options do not configure would be skipped there (and trap the fuzzer).
+    @Test func everyCataloguedTypeIsMadeFromItsFuzzOptions() {
+        #expect(FuzzTarget.named(TransmitterDeclaration.catalogFuzzTarget) != nil)
+        for entry in TransmitterCatalog.builtIn.entries {
+            #expect(entry.isFuzzable, "\(entry.name): its declaration's fuzzOptions do not make a driver or decoder")
         }
     }
 

@@ -360,7 +360,8 @@ extension DexcomDriver {
 
     /// A continuous glucose sensor that also reports its battery in volts. G6 sensors last 10
     /// days, G5 sensors 7, and the transmitter ID's first digit says which (`Dexcom.TransmitterID`).
-    static let declaration = TransmitterDeclaration(category: .continuousGlucose, fuzzTarget: "dexcom", extraAlarms: [.batteryVoltage]) { options in
+    static let declaration = TransmitterDeclaration(category: .continuousGlucose, fuzzTarget: "dexcom", fuzzOptions: ["transmitter-id": "811234"],
+                                                    extraAlarms: [.batteryVoltage]) { options in
         .seconds((options["transmitter-id"]?.hasPrefix("4") == true ? 7 : 10) * 24 * 3600)
     }
 

@@ -242,7 +242,8 @@ extension XBridgeDriver {
     public static let transmitterType = TransmitterType(
         name: "xbridge",
         summary: "xDrip / xBridge Wixel relaying a Dexcom G4 (HM-10 service FFE0)",
-        declaration: TransmitterDeclaration(category: .continuousGlucose, fuzzTarget: "xbridge", sensorLife: .seconds(14 * 24 * 3600)),
+        declaration: TransmitterDeclaration(category: .continuousGlucose, fuzzTarget: "xbridge", fuzzOptions: ["transmitter-id": "6ABCD"],
+                                            sensorLife: .seconds(14 * 24 * 3600)),
         driver: XBridgeDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> XBridgeDriver in
         try configuration.rejectUnknownOptions(known: ["transmitter-id", "no-data-timeout"])
