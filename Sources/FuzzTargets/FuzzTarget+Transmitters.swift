@@ -9,7 +9,7 @@ import Wire
 // machine in the loop) and the family's decoders applied directly to the rest of the input.
 
 extension FuzzTarget {
-    /// Dexcom G5/G6 (protocols.md §1): authentication messages,
+    /// Dexcom G5/G6 (docs/protocols/dexcom-g5-g6.md): authentication messages,
     /// Control messages with their CRC-16/XMODEM, backfill frames, and the driver session.
     static let dexcom = FuzzTarget(name: "dexcom", summary: "Dexcom auth/control/backfill messages and DexcomDriver (full session and listen-only)") { buffer in
         var input = FuzzInput(buffer)
@@ -68,7 +68,7 @@ extension FuzzTarget {
         return body + [UInt8(crc & 0xFF), UInt8(crc >> 8)]
     }
 
-    /// FreeStyle Libre 1 through a MiaoMiao or Bubble bridge (protocols.md §2–3): the bridges'
+    /// FreeStyle Libre 1 through a MiaoMiao or Bubble bridge (docs/protocols/miaomiao-bubble.md, docs/protocols/libre-fram.md): the bridges'
     /// framing and messages, the 344-byte FRAM with its three block CRCs, patchInfo, and the
     /// sensor session that turns FRAM into readings.
     static let libre = FuzzTarget(name: "libre", summary: "MiaoMiao/Bubble drivers and messages, MiaoMiaoPacketAssembler, LibreFRAM (CRC-repaired), LibrePatchInfo, LibreSensorSession") { buffer in
@@ -117,7 +117,7 @@ extension FuzzTarget {
         }
     }
 
-    /// xDrip/xBridge Wixel over the HM-10 serial characteristic (protocols.md §4): data
+    /// xDrip/xBridge Wixel over the HM-10 serial characteristic (docs/protocols/xbridge.md): data
     /// packets, beacons, ASCII packets, and the driver with calibration.
     static let xbridge = FuzzTarget(name: "xbridge", summary: "XBridgePacket/DataPacket/Beacon/ASCIIPacket and XBridgeDriver") { buffer in
         var input = FuzzInput(buffer)
@@ -133,7 +133,7 @@ extension FuzzTarget {
         _ = try? XBridgeTransmitterID(bytes.lossyText)
     }
 
-    /// Bluetooth Glucose Service meters (GLS v1.0.1; protocols.md §5.6): Glucose Measurement,
+    /// Bluetooth Glucose Service meters (GLS v1.0.1; docs/protocols/sig-glucose.md): Glucose Measurement,
     /// Measurement Context, Feature, Record Access Control Point, and the RACP-driven driver.
     static let glucoseMeter = FuzzTarget(name: "glucose-meter", summary: "GlucoseMeasurement, GlucoseMeasurementContext, GlucoseFeature, RACP.Response and GlucoseMeterDriver") { buffer in
         var input = FuzzInput(buffer)
@@ -148,7 +148,7 @@ extension FuzzTarget {
         _ = try? RACP.Response(decoding: bytes)
     }
 
-    /// Bluetooth Continuous Glucose Monitoring Service (CGMS v1.0.1; protocols.md §5.7): records
+    /// Bluetooth Continuous Glucose Monitoring Service (CGMS v1.0.1; docs/protocols/sig-cgm.md): records
     /// with and without E2E-CRC, status, session times, control points, and the driver.
     static let cgmService = FuzzTarget(name: "cgm-service", summary: "CGMMeasurement, CGMFeature, CGMStatus, session times, SOCP/RACP and CGMServiceDriver (E2E-CRC repaired)") { buffer in
         var input = FuzzInput(buffer)
@@ -175,7 +175,7 @@ extension FuzzTarget {
         }
     }
 
-    /// Heart Rate Service (HRS v1.0; protocols.md §5.1–5.5) and the Device Information/Battery
+    /// Heart Rate Service (HRS v1.0; docs/protocols/sig-heart-rate.md, docs/protocols/sig-common.md) and the Device Information/Battery
     /// values every connectable driver reads.
     static let heartRate = FuzzTarget(name: "heart-rate", summary: "HeartRateMeasurement, BodySensorLocation, Battery Level, DIS strings/PnP ID/System ID and HeartRateDriver") { buffer in
         var input = FuzzInput(buffer)
@@ -199,7 +199,7 @@ extension FuzzTarget {
         _ = try? reader.readFloat11073()
     }
 
-    /// TI SensorTag CC2541 (protocols.md §6): SHT21 humidity and TMP006 IR temperature
+    /// TI SensorTag CC2541 (docs/protocols/sensortag.md): SHT21 humidity and TMP006 IR temperature
     /// values, and the driver that enables and polls them.
     static let sensorTag = FuzzTarget(name: "sensortag", summary: "SensorTagHumidity, SensorTagIRTemperature and SensorTagDriver") { buffer in
         var input = FuzzInput(buffer)

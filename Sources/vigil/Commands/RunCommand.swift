@@ -176,7 +176,7 @@ struct RunCommand: ParsableCommand {
             throw ExitCode(78)
         }
         do {
-            return try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterRegistry.builtIn.names + BroadcastRegistry.builtIn.names)
+            return try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterCatalog.builtIn.names)
         } catch {
             for problem in error.errors { StandardError.write(problem.formatted(file: path)) }
             throw ExitCode(78)

@@ -77,7 +77,7 @@ struct StatusCommand: ParsableCommand {
         let fallback = VigilConfiguration.Status().socketPath ?? "/run/vigil/status.sock"
         guard FileSystem.exists(path: config), let bytes = try? FileSystem.readFile(path: config),
               let parsed = try? VigilConfiguration(parsing: String(decoding: bytes, as: UTF8.self),
-                                                   knownDeviceTypes: TransmitterRegistry.builtIn.names + BroadcastRegistry.builtIn.names)
+                                                   knownDeviceTypes: TransmitterCatalog.builtIn.names)
         else { return fallback }
         guard let path = parsed.status.socketPath else {
             StandardError.write("vigil status: \(config) turns the status socket off ([status] socket = \"\")")
