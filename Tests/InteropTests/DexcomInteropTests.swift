@@ -146,7 +146,10 @@ extension Interop {
             let transmitterID = try #require(try rig.info().string("id"))
             let state = try StateDirectory()
             let config = try state.writeConfig(Self.config(transmitterID: transmitterID))
-            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 6, waitForClientClose: true)
+            // Ends with the session: vigil has written its Disconnect (`seconds` is the cap).
+            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 6, waitForClientClose: true) { run in
+                run.rigRecords.contains { $0.string("event") == "disconnect-requested" } && !run.events(named: "malformed-value").isEmpty
+            }
             try run.expectCleanExit()
 
             let corrupted = run.rigRecords.filter { $0.string("sent") == "glucose" && $0.bool("badCrc") == true }
@@ -166,7 +169,11 @@ extension Interop {
             let transmitterID = try #require(try rig.info().string("id"))
             let state = try StateDirectory()
             let config = try state.writeConfig(Self.config(transmitterID: transmitterID))
-            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 6, waitForClientClose: true)
+            // Ends with the session, once its live readings are in (`seconds` is the cap).
+            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 6, waitForClientClose: true) { run in
+                run.rigRecords.contains { $0.string("event") == "disconnect-requested" } && !run.events(named: "malformed-value").isEmpty
+                    && run.glucoseValues().count >= run.rigRecords.filter { $0.string("sent") == "glucose" }.count
+            }
             try run.expectCleanExit()
 
             let truncated = run.rigRecords.filter { $0.string("sent") == "backfill" && $0.bool("truncated") == true }

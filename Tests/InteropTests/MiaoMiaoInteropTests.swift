@@ -13,6 +13,10 @@ extension Interop {
         static let seconds = 9
         static let config = "[[device]]\ntype = \"miaomiao\"\nlabel = \"libre\"\n"
 
+        /// A run that waits for one live reading (the packet's trend minute) ends with it;
+        /// `seconds` is the cap.
+        static func liveReading(_ run: VigilRun) -> Bool { run.glucoseValues().contains { $0.trend != nil } }
+
         @Test func readsTheLibreDumpAndReportsWhatItImplies() throws {
             let rig = try Rig.launch("miaomiao.py", arguments: ["--interval-s", Self.intervalSeconds])
             defer { rig.stop() }
@@ -72,7 +76,8 @@ extension Interop {
             let rig = try Rig.launch("miaomiao.py", arguments: ["--interval-s", Self.intervalSeconds, "--new-sensor"])
             defer { rig.stop() }
             let state = try StateDirectory()
-            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config), seconds: 6)
+            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config), seconds: 6,
+                                   until: Self.liveReading)
             try run.expectCleanExit()
 
             let log = run.rigRecords
@@ -112,7 +117,8 @@ extension Interop {
             let rig = try Rig.launch("miaomiao.py", arguments: ["--interval-s", "30"] + fault)
             defer { rig.stop() }
             let state = try StateDirectory()
-            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config), seconds: 7)
+            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config), seconds: 7,
+                                   until: Self.liveReading)
             try run.expectCleanExit()
 
             let packets = run.rigRecords.filter { $0.string("sent") == "packet" }

@@ -22,7 +22,8 @@ final class BackgroundVigil {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stdout").path, contents: nil)
         _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stderr").path, contents: nil)
-        process.executableURL = try InteropEnvironment.vigilBinary()
+        // A preloaded library needs the dynamically linked build (the release one is static).
+        process.executableURL = try InteropEnvironment.vigilBinary(dynamic: environment?["LD_PRELOAD"] != nil)
         process.arguments = arguments
         if let environment { process.environment = environment }
         process.standardInput = standardInput ?? FileHandle.nullDevice
