@@ -34,8 +34,13 @@ extension Interop {
             let transmitterID = try #require(info.string("id"))
             let state = try StateDirectory()
             let config = try state.writeConfig(Self.config(transmitterID: transmitterID))
+            // Ends once the second session is over (its Disconnect written) and every reading the
+            // rig sent is in; `seconds` is the cap.
             let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: Self.seconds,
-                                   waitForClientClose: true)
+                                   waitForClientClose: true) { run in
+                run.rigRecords.filter { $0.string("event") == "disconnect-requested" }.count >= 2
+                    && run.glucoseValues().count >= Self.expectedReadings(run.rigRecords).count
+            }
             try run.expectCleanExit()
 
             // Authentication with the AES hash: the rig checked vigil's answer to its challenge.

@@ -10,10 +10,18 @@ extension Interop {
         static let records = "6"
         static let seconds = 8
 
-        /// A run that reads records ends at the end of its transfer, where the newest record
-        /// taken is saved (`state-saved`); `seconds` is the cap. A run that must ask for nothing
+        /// A run that reads records ends with its transfer: the meter answered the request for
+        /// records (an RACP response after it), every record it sent is a reading, and the newest
+        /// one is saved (`state-saved`); `seconds` is the cap. A run that must ask for nothing
         /// more runs its whole time: that nothing comes is what it proves.
-        static func transferEnded(_ run: VigilRun) -> Bool { !run.events(named: "state-saved").isEmpty }
+        static func transferEnded(_ run: VigilRun) -> Bool {
+            guard let request = run.rigRecords.firstIndex(where: { $0.string("received") == "racp" && $0.string("hex") != lastRecord }),
+                  run.rigRecords[request...].contains(where: { $0.string("sent") == "racp" }) else { return false }
+            let sent = sentMeasurements(run)
+            guard let newest = sent.compactMap({ $0.int("seq") }).max() else { return true }
+            return run.events(named: "reading").filter { $0.string("kind") == "meter-glucose" }.count >= sent.count
+                && run.events(named: "state-saved").last?.string("last-sequence") == "\(newest)"
+        }
 
         static func config(lastSequence: Int? = nil) -> String {
             var text = "[[device]]\ntype = \"glucose-meter\"\nlabel = \"meter\"\npair = true\n"

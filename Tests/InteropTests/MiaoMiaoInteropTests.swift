@@ -13,9 +13,14 @@ extension Interop {
         static let seconds = 9
         static let config = "[[device]]\ntype = \"miaomiao\"\nlabel = \"libre\"\n"
 
-        /// A run that waits for one live reading (the packet's trend minute) ends with it;
-        /// `seconds` is the cap.
-        static func liveReading(_ run: VigilRun) -> Bool { run.glucoseValues().contains { $0.trend != nil } }
+        /// A run that waits for one live reading (the packet's trend minute) ends with it, once
+        /// the rig has logged the packets it came from (it logs a packet after its last
+        /// fragment left, which vigil may read first); `seconds` is the cap.
+        static func liveReading(_ run: VigilRun) -> Bool {
+            let live = run.glucoseValues().filter { $0.trend != nil }.count
+            let good = run.rigRecords.filter { $0.string("sent") == "packet" && $0.bool("complete") == true && $0.bool("corrupt") != true }
+            return live >= 1 && good.count >= live
+        }
 
         @Test func readsTheLibreDumpAndReportsWhatItImplies() throws {
             let rig = try Rig.launch("miaomiao.py", arguments: ["--interval-s", Self.intervalSeconds])
