@@ -10,13 +10,15 @@ extension Interop {
         static let records = "6"
         static let seconds = 8
 
-        /// A run that reads records ends with its transfer: the meter answered the request for
-        /// records (an RACP response after it), every record it sent is a reading, and the newest
-        /// one is saved (`state-saved`); `seconds` is the cap. A run that must ask for nothing
-        /// more runs its whole time: that nothing comes is what it proves.
+        /// A run that reads records ends with its transfer: the meter answered both requests
+        /// (the check and the transfer: an RACP response each), every record it sent is a
+        /// reading, and the newest one is saved (`state-saved`); `seconds` is the cap. A run
+        /// that must ask for nothing more runs its whole time: that nothing comes is what it
+        /// proves.
         static func transferEnded(_ run: VigilRun) -> Bool {
-            guard let request = run.rigRecords.firstIndex(where: { $0.string("received") == "racp" && $0.string("hex") != lastRecord }),
-                  run.rigRecords[request...].contains(where: { $0.string("sent") == "racp" }) else { return false }
+            let requests = run.rigRecords.filter { $0.string("received") == "racp" }.count
+            let responses = run.rigRecords.filter { $0.string("sent") == "racp" }.count
+            guard requests >= 2, responses >= requests else { return false }
             let sent = sentMeasurements(run)
             guard let newest = sent.compactMap({ $0.int("seq") }).max() else { return true }
             return run.events(named: "reading").filter { $0.string("kind") == "meter-glucose" }.count >= sent.count
