@@ -14,7 +14,7 @@ extension Interop {
         static let speed = "60"
         static let readvertiseAfterSeconds = "10"
         static let seconds = 17
-        /// One reading every 300 dex seconds (protocols.md 1.5; the rig's READING_INTERVAL).
+        /// One reading every 300 dex seconds (docs/dexcom.md, Pacing; the rig's READING_INTERVAL).
         static let readingInterval = 300
 
         /// The rig's dex time runs 60 times faster, so its readings come every 5 real seconds:
@@ -227,7 +227,7 @@ extension Interop {
             return out
         }
 
-        /// The Nightscout direction for a Dexcom trend byte (0.1 mg/dL/min, protocols.md 1.6):
+        /// The Nightscout direction for a Dexcom trend byte (0.1 mg/dL/min, docs/trend-arrows.md):
         /// the ±1/±2/±3 mg/dL/min arrow buckets Nightscout and xDrip use.
         static func nightscoutDirection(trendTenths: Int) -> String {
             if trendTenths == 127 || trendTenths == -128 { return "NOT COMPUTABLE" }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 extension Interop {
-    /// Issue 7, faults of the controller, through the real `vigil run` against the Bumble
+    /// Faults of the controller, through the real `vigil run` against the Bumble
     /// heart-rate rig, with `H4FaultProxy` between them playing the failing controller: it
     /// vanishes mid-connection (end of stream), never answers HCI Reset, or answers bring-up
     /// and then hangs at LE Create Connection. Each must raise its fault alarm on

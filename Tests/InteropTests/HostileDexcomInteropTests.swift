@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 extension Interop {
-    /// Hostile conditions around the Dexcom (issue 7): the handshake dropped at every step, and
+    /// Hostile conditions around the Dexcom: the handshake dropped at every step, and
     /// 100 garbage advertisers around the legitimate devices and a BTHome thermometer, all on
     /// ONE Bumble controller (`Tests/Rigs/hostile_peers.py`). Expected values come from the
     /// rig's logs. About 15-25 s each.

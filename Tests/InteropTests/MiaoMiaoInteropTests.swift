@@ -5,8 +5,9 @@ extension Interop {
     /// `vigil run` with a `type = "miaomiao"` device against `Tests/Rigs/miaomiao.py`, a MiaoMiao
     /// bridge carrying a real Libre 1 FRAM dump (xDrip NFCReaderXTest `data_libre1`). The rig
     /// logs each packet it sent as hex; the expected glucose is what that packet's FRAM implies,
-    /// decoded here from the logged bytes by the layout of protocols.md section 2 (trend and
-    /// history rings, 13-bit raw values) and the uncalibrated raw / 8.5 conversion it documents.
+    /// decoded here from the logged bytes by the Libre 1 FRAM layout (trend and history rings of
+    /// 6-byte records, 13-bit raw values: docs/libre-history-timing.md) and the uncalibrated
+    /// raw / 8.5 conversion (`LibreCalibration`'s doc comment says where it comes from).
     @Suite(bumbleRequired) struct MiaoMiaoInteropTests {
         /// A packet every 3 s instead of the real bridge's 5 min.
         static let intervalSeconds = "3"
@@ -144,7 +145,7 @@ extension Interop {
 
         // MARK: - The packet the rig logged
 
-        /// The fields of one logged MiaoMiao data packet (protocols.md 2.1: 0x28, length u16be,
+        /// The fields of one logged MiaoMiao data packet (`MiaoMiaoPacket`'s table: 0x28, length u16be,
         /// minute counter u16, sensor UID 8, battery, firmware 2, hardware 2, FRAM 344, 0x29).
         struct Packet {
             var sensorUIDHex: String
@@ -165,7 +166,7 @@ extension Interop {
             try #require(bytes.count >= 363 && bytes[0] == 0x28 && bytes[362] == 0x29, "not a data packet: \(hex.prefix(40))…")
             func hexString(_ range: Range<Int>) -> String { bytes[range].map { String(format: "%02x", $0) }.joined() }
             let fram = Array(bytes[18..<362])
-            // Bits 0–12 raw glucose, 14–25 error bits (protocols.md 2, 6-byte records).
+            // Bits 0–12 raw glucose, 14–25 error bits (docs/libre-history-timing.md: 6-byte records).
             func record(_ offset: Int) -> (raw: Int, usable: Bool) {
                 let raw = Int(fram[offset + 1] & 0x1F) << 8 | Int(fram[offset])
                 let bits = (0..<6).reduce(0) { $0 | Int(fram[offset + $1]) << (8 * $1) }
