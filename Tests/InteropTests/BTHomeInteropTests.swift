@@ -8,7 +8,7 @@ extension Interop {
     /// humidity vigil reports must be one of the measurements the rig logged as
     /// `{"sent":"bthome",...}`, in the order the rig advertised them.
     @Suite(bumbleRequired) struct BTHomeInteropTests {
-        /// A new measurement every second; vigil runs long enough to hear several.
+        /// A new measurement every second; vigil runs until it heard several.
         static let every = "1"
         static let seconds = 7
         /// A bind key for the encrypted rig (any 16 bytes: the test shares it with the rig).
@@ -47,7 +47,12 @@ extension Interop {
             let before = try rig.records().filter { $0.string("sent") == "bthome" }
             let state = try StateDirectory()
             let config = try state.writeConfig(Self.config(address: address, key: key))
-            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: Self.seconds, waitForClientClose: true)
+            // Several measurements (each advertised many times over its second) and a battery
+            // level end the run; `seconds` is the cap.
+            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: Self.seconds, waitForClientClose: true) { run in
+                let readings = run.events(named: "reading").filter { $0.string("address") == address }
+                return readings.filter { $0.has("celsius") }.count >= 4 && !run.events(named: "battery").isEmpty
+            }
             try run.expectCleanExit(sourceLocation: sourceLocation)
 
             let sentLines = (before.suffix(1) + run.rigRecords.filter { $0.string("sent") == "bthome" })

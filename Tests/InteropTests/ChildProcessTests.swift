@@ -38,6 +38,26 @@ import Testing
         #expect(result.summary.contains("timed out"))
     }
 
+    @Test func stopWhenEndsTheRunOnceItsOutputArrived() throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        // The shell's trap makes SIGTERM a clean exit, as vigil's own handler does.
+        let result = try ChildProcess.run(
+            executable: shell, arguments: ["-c", "trap 'exit 0' TERM; echo '{\"a\":1}'; echo '{\"a\":2}'; while :; do sleep 0.1; done"],
+            timeout: .seconds(30),
+            stopWhen: { [stream = NDJSONStream()] soFar in stream.update(soFar.stdout).count >= 2 })
+        #expect(result.stoppedEarly && !result.timedOut && result.exitCode == 0, "\(result.summary)")
+        #expect(try NDJSON.parse(result.stdoutText).compactMap { $0.int("a") } == [1, 2])
+        #expect(clock.now - start < .seconds(5))
+    }
+
+    @Test func aStopConditionThatNeverHoldsLeavesTheTimeout() throws {
+        let result = try ChildProcess.run(
+            executable: shell, arguments: ["-c", "echo started; exec sleep 30"], timeout: .milliseconds(500),
+            stopWhen: { _ in false })
+        #expect(result.timedOut && !result.stoppedEarly)
+    }
+
     @Test func childStartsWithNoBlockedSignals() throws {
         // Swift's worker threads block most signals and Foundation's posix_spawn passes that
         // mask on; a child that cannot see SIGTERM would only die at the SIGKILL fallback.

@@ -14,7 +14,7 @@ extension Interop {
         static let speed = "60"
         static let readvertiseAfterSeconds = "10"
         static let seconds = 17
-        /// One reading every 300 dex seconds (protocols.md 1.5; the rig's READING_INTERVAL).
+        /// One reading every 300 dex seconds (docs/dexcom.md, Pacing; the rig's READING_INTERVAL).
         static let readingInterval = 300
 
         /// The rig's dex time runs 60 times faster, so its readings come every 5 real seconds:
@@ -34,8 +34,13 @@ extension Interop {
             let transmitterID = try #require(info.string("id"))
             let state = try StateDirectory()
             let config = try state.writeConfig(Self.config(transmitterID: transmitterID))
+            // Ends once the second session is over (its Disconnect written) and every reading the
+            // rig sent is in; `seconds` is the cap.
             let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: Self.seconds,
-                                   waitForClientClose: true)
+                                   waitForClientClose: true) { run in
+                run.rigRecords.filter { $0.string("event") == "disconnect-requested" }.count >= 2
+                    && run.glucoseValues().count >= Self.expectedReadings(run.rigRecords).count
+            }
             try run.expectCleanExit()
 
             // Authentication with the AES hash: the rig checked vigil's answer to its challenge.
@@ -146,7 +151,10 @@ extension Interop {
             let transmitterID = try #require(try rig.info().string("id"))
             let state = try StateDirectory()
             let config = try state.writeConfig(Self.config(transmitterID: transmitterID))
-            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 6, waitForClientClose: true)
+            // Ends with the session: vigil has written its Disconnect (`seconds` is the cap).
+            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 6, waitForClientClose: true) { run in
+                run.rigRecords.contains { $0.string("event") == "disconnect-requested" } && !run.events(named: "malformed-value").isEmpty
+            }
             try run.expectCleanExit()
 
             let corrupted = run.rigRecords.filter { $0.string("sent") == "glucose" && $0.bool("badCrc") == true }
@@ -166,7 +174,11 @@ extension Interop {
             let transmitterID = try #require(try rig.info().string("id"))
             let state = try StateDirectory()
             let config = try state.writeConfig(Self.config(transmitterID: transmitterID))
-            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 6, waitForClientClose: true)
+            // Ends with the session, once its live readings are in (`seconds` is the cap).
+            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 6, waitForClientClose: true) { run in
+                run.rigRecords.contains { $0.string("event") == "disconnect-requested" } && !run.events(named: "malformed-value").isEmpty
+                    && run.glucoseValues().count >= run.rigRecords.filter { $0.string("sent") == "glucose" }.count
+            }
             try run.expectCleanExit()
 
             let truncated = run.rigRecords.filter { $0.string("sent") == "backfill" && $0.bool("truncated") == true }
@@ -215,7 +227,7 @@ extension Interop {
             return out
         }
 
-        /// The Nightscout direction for a Dexcom trend byte (0.1 mg/dL/min, protocols.md 1.6):
+        /// The Nightscout direction for a Dexcom trend byte (0.1 mg/dL/min, docs/trend-arrows.md):
         /// the ±1/±2/±3 mg/dL/min arrow buckets Nightscout and xDrip use.
         static func nightscoutDirection(trendTenths: Int) -> String {
             if trendTenths == 127 || trendTenths == -128 { return "NOT COMPUTABLE" }

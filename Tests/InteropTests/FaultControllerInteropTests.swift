@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 extension Interop {
-    /// Issue 7, faults of the controller, through the real `vigil run` against the Bumble
+    /// Faults of the controller, through the real `vigil run` against the Bumble
     /// heart-rate rig, with `H4FaultProxy` between them playing the failing controller: it
     /// vanishes mid-connection (end of stream), never answers HCI Reset, or answers bring-up
     /// and then hangs at LE Create Connection. Each must raise its fault alarm on
@@ -42,7 +42,8 @@ extension Interop {
             }
         }
 
-        static func run(_ fault: H4FaultProxy.Fault, seconds: Int) throws -> Outcome {
+        /// `until`: stop vigil as soon as this holds for its events so far (`seconds` is the cap).
+        static func run(_ fault: H4FaultProxy.Fault, seconds: Int, until stop: @escaping ([JSONObject]) -> Bool) throws -> Outcome {
             let rig = try Rig.launch(arguments: ["--rate-hz", "5"])
             defer { rig.stop() }
             let proxy = try H4FaultProxy(upstreamPort: rig.port, fault: fault)
@@ -54,7 +55,7 @@ extension Interop {
             let result = try VigilProcess().run(
                 ["run", "--hci", "tcp:127.0.0.1:\(proxy.port)", "--config", config.path, "--state-dir", state.url.path,
                  "--events-json", "--log-level", "info", "--seconds", "\(seconds)"],
-                timeout: .seconds(seconds + 30))
+                timeout: .seconds(seconds + 30), stopWhen: { [events = NDJSONStream()] soFar in stop(events.update(soFar.stdout)) })
             _ = try rig.waitFor(since: rigStart, timeout: .seconds(2)) { $0.string("event") == "hci-client-closed" }
             return Outcome(result: result, events: (try? result.ndjson()) ?? [], rigRecords: try rig.records(since: rigStart),
                            proxyEvents: proxy.events)
@@ -69,6 +70,18 @@ extension Interop {
         }
 
         static func connected(_ event: JSONObject) -> Bool { event.string("event") == "connected" }
+
+        /// The run has shown its recovery: `alarm` cleared, and after the last connection (the
+        /// one through the controller that answers) more heart-rate readings than the tests
+        /// require (5, the last of which may be in flight), at 5 a second.
+        static func recovered(from alarm: String) -> ([JSONObject]) -> Bool {
+            { events in
+                guard events.contains(where: isAlarm(alarm, "cleared")),
+                      let raised = events.firstIndex(where: isAlarm(alarm, "raised")),
+                      let link = events.lastIndex(where: connected), link > raised else { return false }
+                return events[link...].filter { $0.string("event") == "reading" && $0.string("kind") == "heart-rate" }.count >= 7
+            }
+        }
 
         /// The readings of the recovered session equal, one for one and in order, what the rig
         /// sent on its second link (the last one may still have been in flight at --seconds).
@@ -89,7 +102,8 @@ extension Interop {
         /// raised (not no-controller: it was up before); then bring-up again, the fault cleared,
         /// the monitor reconnected and its readings resume one for one with what the rig sent.
         @Test func controllerEndOfStreamMidConnectionRaisesControllerLostThenRecovers() throws {
-            let outcome = try Self.run(.vanishAfterNotifications(10, outage: .milliseconds(1_500)), seconds: 20)
+            let outcome = try Self.run(.vanishAfterNotifications(10, outage: .milliseconds(1_500)), seconds: 20,
+                                   until: Self.recovered(from: "fault:controller-lost"))
             let stderr = outcome.result.stderrText
             try #require(!outcome.result.timedOut && outcome.result.exitCode == 0, "\(outcome.diagnostics)")
             #expect(outcome.proxyEvents.contains("connection 1 vanished"), "\(outcome.proxyEvents)")
@@ -122,7 +136,7 @@ extension Interop {
         /// (it was never up), the transport is closed and reopened, and the next controller
         /// (answering) clears the fault and the monitor's readings arrive.
         @Test func aControllerThatNeverAnswersResetIsNoControllerUntilOneAnswers() throws {
-            let outcome = try Self.run(.ignoreFirstConnection, seconds: 16)
+            let outcome = try Self.run(.ignoreFirstConnection, seconds: 16, until: Self.recovered(from: "fault:no-controller"))
             let stderr = outcome.result.stderrText
             try #require(!outcome.result.timedOut && outcome.result.exitCode == 0, "\(outcome.diagnostics)")
             #expect(stderr.contains("controller did not answer Reset (0x0c03) within"), "\(stderr.suffix(3_000))")
@@ -151,7 +165,8 @@ extension Interop {
         /// and the monitor is connected through the controller that answers.
         @Test func aControllerThatHangsAfterBringUpIsLostUntilReopened() throws {
             let leCreateConnection: UInt16 = 0x200D  // Core v5.4 Vol 4 Part E §7.8.12
-            let outcome = try Self.run(.fallSilentAtCommand(leCreateConnection), seconds: 18)
+            let outcome = try Self.run(.fallSilentAtCommand(leCreateConnection), seconds: 18,
+                                   until: Self.recovered(from: "fault:controller-lost"))
             let stderr = outcome.result.stderrText
             try #require(!outcome.result.timedOut && outcome.result.exitCode == 0, "\(outcome.diagnostics)")
             #expect(outcome.proxyEvents.contains("connection 1 fell silent at command 0x200d"), "\(outcome.proxyEvents)")

@@ -10,6 +10,21 @@ extension Interop {
         static let records = "6"
         static let seconds = 8
 
+        /// A run that reads records ends with its transfer: the meter answered both requests
+        /// (the check and the transfer: an RACP response each), every record it sent is a
+        /// reading, and the newest one is saved (`state-saved`); `seconds` is the cap. A run
+        /// that must ask for nothing more runs its whole time: that nothing comes is what it
+        /// proves.
+        static func transferEnded(_ run: VigilRun) -> Bool {
+            let requests = run.rigRecords.filter { $0.string("received") == "racp" }.count
+            let responses = run.rigRecords.filter { $0.string("sent") == "racp" }.count
+            guard requests >= 2, responses >= requests else { return false }
+            let sent = sentMeasurements(run)
+            guard let newest = sent.compactMap({ $0.int("seq") }).max() else { return true }
+            return run.events(named: "reading").filter { $0.string("kind") == "meter-glucose" }.count >= sent.count
+                && run.events(named: "state-saved").last?.string("last-sequence") == "\(newest)"
+        }
+
         static func config(lastSequence: Int? = nil) -> String {
             var text = "[[device]]\ntype = \"glucose-meter\"\nlabel = \"meter\"\npair = true\n"
             if let lastSequence { text += "last-sequence = \(lastSequence)\n" }
@@ -24,7 +39,8 @@ extension Interop {
 
             // First run: pairs (the meter refuses its CCCDs and RACP on a clear link), looks at the
             // meter's newest record (RACP op 1, operator 6) and asks for all records (operator 1).
-            let first = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds)
+            let first = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds,
+                                     until: Self.transferEnded)
             try first.expectCleanExit()
             #expect(first.events(named: "paired").first?.bool("secureConnections") == true, "no SC pairing\n\(first.diagnostics)")
             #expect(Self.racpRequests(first) == [Self.lastRecord, "0101"], "want the check, then 'report all records'\n\(Self.racpLog(first))")
@@ -56,7 +72,7 @@ extension Interop {
             let lastSequence = sequences[sequences.count / 2 - 1]
             let state = try StateDirectory()
             let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config(lastSequence: lastSequence)),
-                                   seconds: Self.seconds)
+                                   seconds: Self.seconds, until: Self.transferEnded)
             try run.expectCleanExit()
             #expect(Self.racpRequests(run) == [Self.lastRecord, Self.reportAtLeast(lastSequence + 1)], "\(Self.racpLog(run))")
             let sent = Self.sentMeasurements(run)
@@ -76,12 +92,14 @@ extension Interop {
                                                                      "--records-after-reset", "3"])
             defer { rig.stop() }
             let state = try StateDirectory()
-            let first = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds)
+            let first = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds,
+                                     until: Self.transferEnded)
             try first.expectCleanExit()
             try Self.expectReadingsMatch(first, sent: Self.sentMeasurements(first))
             #expect(first.events(named: "state-saved").last?.string("last-sequence") == Self.records)
 
-            let second = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds)
+            let second = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config()), seconds: Self.seconds,
+                                      until: Self.transferEnded)
             try second.expectCleanExit()
             #expect(second.rigRecords.contains { $0.string("event") == "reset" }, "the rig did not reset\n\(Self.racpLog(second))")
             #expect(Self.racpRequests(second) == [Self.lastRecord, "0101"], "\(Self.racpLog(second))")

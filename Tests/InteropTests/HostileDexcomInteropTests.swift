@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 extension Interop {
-    /// Hostile conditions around the Dexcom (issue 7): the handshake dropped at every step, and
+    /// Hostile conditions around the Dexcom: the handshake dropped at every step, and
     /// 100 garbage advertisers around the legitimate devices and a BTHome thermometer, all on
     /// ONE Bumble controller (`Tests/Rigs/hostile_peers.py`). Expected values come from the
     /// rig's logs. About 15-25 s each.
@@ -17,7 +17,14 @@ extension Interop {
             defer { rig.stop() }
             let state = try StateDirectory()
             let config = try state.writeConfig(HostileRig.config(hostile: false, dexcom: true))
-            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 22, waitForClientClose: true)
+            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 22, waitForClientClose: true) { run in
+                let drops = run.rigRecords.filter { $0.string("event") == "link-dropped-at" }.count
+                guard drops == Self.dropSteps.count, let lastDrop = run.rigRecords.lastIndex(where: { $0.string("event") == "link-dropped-at" })
+                else { return false }
+                return run.rigRecords[(lastDrop + 1)...].contains { $0.string("sent") == "glucose" }
+                    && run.events(named: "disconnected", address: HostileRig.dexcomAddress).count >= drops
+                    && run.legitimateDevicesServed(heartRate: 50)
+            }
             try run.expectCleanExit()
             run.expectHeartRateOneForOne(minimum: 50)
 
@@ -47,7 +54,12 @@ extension Interop {
             defer { rig.stop() }
             let state = try StateDirectory()
             let config = try state.writeConfig(HostileRig.config(hostile: false, dexcom: true, thermometer: true))
-            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 10, waitForClientClose: true)
+            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: 10, waitForClientClose: true) { run in
+                run.legitimateDevicesServed(heartRate: 25) && !run.hostileRecords("garbage-end").isEmpty
+                    && run.events(named: "reading", address: HostileRig.thermometerAddress)
+                        .filter { $0.string("kind") == "temperature" }.count >= 6
+                    && !run.logLines(containing: "invalid Data_Length: 44").isEmpty
+            }
             try run.expectCleanExit()
             run.expectHeartRateOneForOne(minimum: 25)
             run.expectDexcomOneForOne(minimum: 1)

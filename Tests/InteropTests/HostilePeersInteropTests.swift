@@ -2,23 +2,27 @@ import Foundation
 import Testing
 
 extension Interop {
-    /// Hostile Bluetooth LE peers (issue 7): `vigil run` against ONE Bumble controller that
+    /// Hostile Bluetooth LE peers: `vigil run` against ONE Bumble controller that
     /// carries the legitimate heart-rate monitor, the legitimate Dexcom G6 serving an urgent low
     /// (50 mg/dL), and a hostile peer (`Tests/Rigs/hostile_peers.py --scenario ...`). Every
     /// test asserts with the rig's logs: the legitimate readings arrive one for one during and
-    /// after the attack, the urgent-low alarm sounds, vigil exits cleanly at `--seconds` (it
-    /// was running and serving to the end), and the hostile peer is reported in words.
-    /// Each test takes 12-20 s (the rig needs about 1 s to start, vigil runs 10-16 s).
+    /// after the attack, the urgent-low alarm sounds, vigil exits cleanly when stopped (it was
+    /// running and serving to the end), and the hostile peer is reported in words. A run ends
+    /// once the attack is over and what its test checks has arrived (`--seconds`, 10-16 s, is
+    /// the cap), except the pairing failures', whose whole span shows the backoff.
     @Suite(bumbleRequired) struct HostilePeersInteropTests {
         /// The Dexcom's glucose in every hostile scenario: below the 55 mg/dL urgent low.
         static let urgentLowGlucose = "50"
 
+        /// `until`: the run ends once this holds (the attack over and what the test checks in),
+        /// `seconds` is the cap; without it the run lasts `seconds`.
         static func run(_ scenario: String, _ arguments: [String] = [], seconds: Int,
-                        hostilePair: Bool = false) throws -> (Rig, VigilRun) {
+                        hostilePair: Bool = false, until stop: ((VigilRun) -> Bool)? = nil) throws -> (Rig, VigilRun) {
             let rig = try HostileRig.launch(scenario, ["--with-dexcom", "--dexcom-glucose-mgdl", urgentLowGlucose] + arguments)
             let state = try StateDirectory()
             let config = try state.writeConfig(HostileRig.config(hostilePair: hostilePair, dexcom: true))
-            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: seconds, waitForClientClose: true)
+            let run = try VigilRun(rig: rig, state: state, configFile: config, seconds: seconds, waitForClientClose: true,
+                                   until: stop)
             return (rig, run)
         }
 
@@ -41,7 +45,12 @@ extension Interop {
         }
 
         @Test func aNotificationFloodDoesNotStarveTheLegitimateDevices() throws {
-            let (rig, run) = try Self.run("flood", ["--attack-seconds", "5"], seconds: 12)
+            let (rig, run) = try Self.run("flood", ["--attack-seconds", "5"], seconds: 12) { run in
+                guard let end = run.hostileRecords("flood-end").first else { return false }
+                return run.legitimateDevicesServed(heartRate: 25) && run.heartRateSent(betweenHostile: "flood-end", and: nil) >= 5
+                    && run.events(named: "reading", address: HostileRig.hostileAddress).count >= Self.counts(end)["measurements"] ?? 0
+                    && !run.events(named: "ignored-values", address: HostileRig.hostileAddress).isEmpty
+            }
             defer { rig.stop() }
             try Self.expectLegitimateDevicesServed(run)
             let end = try #require(run.hostileRecords("flood-end").first, "the flood never ran\n\(run.diagnostics)")
@@ -62,15 +71,25 @@ extension Interop {
             #expect(ignored.allSatisfy { [0x0F00, 0x0F01].contains($0.int("attribute") ?? 0) }, "\(ignored)")
         }
 
+        /// The responses the rig sends unasked: Read, Write, Exchange MTU, Read Blob, Find
+        /// Information and Read By Type.
+        static let unsolicitedOpcodes = ["0xb", "0x13", "0x3", "0x11", "0x5", "0xd"]
+
         @Test func unsolicitedATTResponsesAreIgnoredAndLogged() throws {
-            let (rig, run) = try Self.run("unsolicited-att", ["--attack-seconds", "4"], seconds: 10)
+            let (rig, run) = try Self.run("unsolicited-att", ["--attack-seconds", "4"], seconds: 10) { run in
+                guard let end = run.hostileRecords("unsolicited-end").first else { return false }
+                return run.legitimateDevicesServed(heartRate: 25) && !run.hostileRecords("read-response-for-write").isEmpty
+                    && Self.unsolicitedOpcodes.allSatisfy { run.logLines(containing: "ignored unsolicited ATT response \($0):").count >= 10 }
+                    && run.logLines(containing: "dropped malformed ATT PDU").count >= Self.counts(end)["empty-pdu"].map { $0 / 2 } ?? 1
+                    && !run.logLines(containing: "ignored out-of-order ATT response 0xb while waiting for the answer to 0x12").isEmpty
+            }
             defer { rig.stop() }
             try Self.expectLegitimateDevicesServed(run)
             let counts = Self.counts(run.hostileRecords("unsolicited-end").first)
             let readResponses = try #require(counts["read-response"], "no attack\n\(run.diagnostics)")
             #expect(readResponses >= 20)
             // Each response to a request never sent is named in the log.
-            for opcode in ["0xb", "0x13", "0x3", "0x11", "0x5", "0xd"] {
+            for opcode in Self.unsolicitedOpcodes {
                 #expect(run.logLines(containing: "ignored unsolicited ATT response \(opcode):").count >= 10,
                         "response \(opcode) not reported\n\(run.diagnostics)")
             }
@@ -82,7 +101,14 @@ extension Interop {
         }
 
         @Test func l2capLengthLiesAreDroppedAndTheNextGoodFrameIsKept() throws {
-            let (rig, run) = try Self.run("l2cap-lies", ["--attack-seconds", "4"], seconds: 10)
+            let (rig, run) = try Self.run("l2cap-lies", ["--attack-seconds", "4"], seconds: 10) { run in
+                guard let end = run.hostileRecords("l2cap-lies-end").first, let rounds = Self.counts(end)["length-too-short"] else {
+                    return false
+                }
+                return run.legitimateDevicesServed(heartRate: 25)
+                    && run.events(named: "reading", address: HostileRig.hostileAddress).count >= 2 * rounds
+                    && run.logLines(containing: "malformed LE signaling command: truncated at identifier").count >= rounds
+            }
             defer { rig.stop() }
             try Self.expectLegitimateDevicesServed(run)
             let counts = Self.counts(run.hostileRecords("l2cap-lies-end").first)
@@ -115,7 +141,14 @@ extension Interop {
         }
 
         @Test func valuesLongerThanTheMTUAndEmptyOnesAreRejected() throws {
-            let (rig, run) = try Self.run("oversized", ["--attack-seconds", "4"], seconds: 10)
+            let (rig, run) = try Self.run("oversized", ["--attack-seconds", "4"], seconds: 10) { run in
+                guard let end = run.hostileRecords("oversized-end").first else { return false }
+                let counts = Self.counts(end)
+                return run.legitimateDevicesServed(heartRate: 25)
+                    && run.events(named: "reading", address: HostileRig.hostileAddress).count >= counts["value-20"] ?? 0
+                    && run.events(named: "malformed-value", address: HostileRig.hostileAddress).count
+                        >= (counts["value-0"] ?? 0) + (counts["indication-0"] ?? 0)
+            }
             defer { rig.stop() }
             try Self.expectLegitimateDevicesServed(run)
             let counts = Self.counts(run.hostileRecords("oversized-end").first)
@@ -136,6 +169,7 @@ extension Interop {
             #expect(malformed.allSatisfy { $0.string("characteristic") == "2A37" })
         }
 
+        /// Runs its whole 16 s: at most five attempts in that span is what shows the backoff.
         @Test func pairingFailuresAreReportedRetriedWithBackoffAndTheOthersServed() throws {
             let (rig, run) = try Self.run("pairing-failures", [], seconds: 16, hostilePair: true)
             defer { rig.stop() }

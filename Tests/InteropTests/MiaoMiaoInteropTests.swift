@@ -5,13 +5,23 @@ extension Interop {
     /// `vigil run` with a `type = "miaomiao"` device against `Tests/Rigs/miaomiao.py`, a MiaoMiao
     /// bridge carrying a real Libre 1 FRAM dump (xDrip NFCReaderXTest `data_libre1`). The rig
     /// logs each packet it sent as hex; the expected glucose is what that packet's FRAM implies,
-    /// decoded here from the logged bytes by the layout of protocols.md section 2 (trend and
-    /// history rings, 13-bit raw values) and the uncalibrated raw / 8.5 conversion it documents.
+    /// decoded here from the logged bytes by the Libre 1 FRAM layout (trend and history rings of
+    /// 6-byte records, 13-bit raw values: docs/libre-history-timing.md) and the uncalibrated
+    /// raw / 8.5 conversion (`LibreCalibration`'s doc comment says where it comes from).
     @Suite(bumbleRequired) struct MiaoMiaoInteropTests {
         /// A packet every 3 s instead of the real bridge's 5 min.
         static let intervalSeconds = "3"
         static let seconds = 9
         static let config = "[[device]]\ntype = \"miaomiao\"\nlabel = \"libre\"\n"
+
+        /// A run that waits for one live reading (the packet's trend minute) ends with it, once
+        /// the rig has logged the packets it came from (it logs a packet after its last
+        /// fragment left, which vigil may read first); `seconds` is the cap.
+        static func liveReading(_ run: VigilRun) -> Bool {
+            let live = run.glucoseValues().filter { $0.trend != nil }.count
+            let good = run.rigRecords.filter { $0.string("sent") == "packet" && $0.bool("complete") == true && $0.bool("corrupt") != true }
+            return live >= 1 && good.count >= live
+        }
 
         @Test func readsTheLibreDumpAndReportsWhatItImplies() throws {
             let rig = try Rig.launch("miaomiao.py", arguments: ["--interval-s", Self.intervalSeconds])
@@ -72,7 +82,8 @@ extension Interop {
             let rig = try Rig.launch("miaomiao.py", arguments: ["--interval-s", Self.intervalSeconds, "--new-sensor"])
             defer { rig.stop() }
             let state = try StateDirectory()
-            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config), seconds: 6)
+            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config), seconds: 6,
+                                   until: Self.liveReading)
             try run.expectCleanExit()
 
             let log = run.rigRecords
@@ -112,7 +123,8 @@ extension Interop {
             let rig = try Rig.launch("miaomiao.py", arguments: ["--interval-s", "30"] + fault)
             defer { rig.stop() }
             let state = try StateDirectory()
-            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config), seconds: 7)
+            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config), seconds: 7,
+                                   until: Self.liveReading)
             try run.expectCleanExit()
 
             let packets = run.rigRecords.filter { $0.string("sent") == "packet" }
@@ -133,7 +145,7 @@ extension Interop {
 
         // MARK: - The packet the rig logged
 
-        /// The fields of one logged MiaoMiao data packet (protocols.md 2.1: 0x28, length u16be,
+        /// The fields of one logged MiaoMiao data packet (`MiaoMiaoPacket`'s table: 0x28, length u16be,
         /// minute counter u16, sensor UID 8, battery, firmware 2, hardware 2, FRAM 344, 0x29).
         struct Packet {
             var sensorUIDHex: String
@@ -154,7 +166,7 @@ extension Interop {
             try #require(bytes.count >= 363 && bytes[0] == 0x28 && bytes[362] == 0x29, "not a data packet: \(hex.prefix(40))…")
             func hexString(_ range: Range<Int>) -> String { bytes[range].map { String(format: "%02x", $0) }.joined() }
             let fram = Array(bytes[18..<362])
-            // Bits 0–12 raw glucose, 14–25 error bits (protocols.md 2, 6-byte records).
+            // Bits 0–12 raw glucose, 14–25 error bits (docs/libre-history-timing.md: 6-byte records).
             func record(_ offset: Int) -> (raw: Int, usable: Bool) {
                 let raw = Int(fram[offset + 1] & 0x1F) << 8 | Int(fram[offset])
                 let bits = (0..<6).reduce(0) { $0 | Int(fram[offset + $1]) << (8 * $1) }

@@ -54,4 +54,11 @@ import Testing
         #expect(object.int("big") == 65535)
         #expect(object.int("missing") == nil)
     }
+
+    @Test func ndjsonStreamParsesEachCompleteLineOnce() {
+        let stream = NDJSONStream()
+        #expect(stream.update(Data(#"{"a":1}"#.utf8)).isEmpty)
+        #expect(stream.update(Data("{\"a\":1}\n{\"a\":".utf8)).compactMap { $0.int("a") } == [1])
+        #expect(stream.update(Data("{\"a\":1}\n{\"a\":2}\nnot json\n".utf8)).compactMap { $0.int("a") } == [1, 2])
+    }
 }

@@ -8,16 +8,24 @@ extension Interop {
     /// never from constants in the test.
     @Suite(bumbleRequired) struct RunInteropTests {
         /// The rig cycles through 9 flag shapes (u8/u16 BPM, four contact encodings, energy,
-        /// 0...8 RR intervals); 5 Hz for 8 s yields enough readings to see every shape.
+        /// 0...8 RR intervals); 5 Hz for 8 s yields enough readings to see every shape,
+        /// and the runs end as soon as they have.
         static let rateHz = "5"
         static let seconds = 8
         static let minimumReadings = 9
+        /// Each run ends once one reading more than the tests need arrived (and, in the first,
+        /// a battery level): `seconds` is only the cap.
+        static func enoughReadings(_ run: VigilRun) -> Bool {
+            VigilRun.readings("heart-rate", atLeast: minimumReadings + 1)(run)
+        }
 
         @Test func runDecodesNotificationsOneForOne() throws {
             let rig = try Rig.launch(arguments: ["--rate-hz", Self.rateHz])
             defer { rig.stop() }
             let state = try StateDirectory()
-            let run = try VigilRun(rig: rig, state: state, pair: false, seconds: Self.seconds)
+            let run = try VigilRun(rig: rig, state: state, pair: false, seconds: Self.seconds) {
+                Self.enoughReadings($0) && !$0.events(named: "battery").isEmpty
+            }
 
             try run.expectCleanExit()
             let connected = try #require(run.events(named: "connected").first, "no connected event\n\(run.diagnostics)")
@@ -30,7 +38,7 @@ extension Interop {
             let rig = try Rig.launch(arguments: ["--rate-hz", Self.rateHz, "--require-encryption"])
             defer { rig.stop() }
             let state = try StateDirectory()
-            let run = try VigilRun(rig: rig, state: state, pair: true, seconds: Self.seconds)
+            let run = try VigilRun(rig: rig, state: state, pair: true, seconds: Self.seconds, until: Self.enoughReadings)
 
             try run.expectCleanExit()
             let paired = try #require(run.events(named: "paired").first, "no paired event\n\(run.diagnostics)")
@@ -53,7 +61,7 @@ extension Interop {
             let rig = try Rig.launch(arguments: ["--rate-hz", Self.rateHz, "--require-encryption"])
             defer { rig.stop() }
             let state = try StateDirectory()
-            let first = try VigilRun(rig: rig, state: state, pair: true, seconds: Self.seconds)
+            let first = try VigilRun(rig: rig, state: state, pair: true, seconds: Self.seconds, until: Self.enoughReadings)
             try first.expectCleanExit()
             try #require(!first.events(named: "paired").isEmpty, "first run did not pair\n\(first.diagnostics)")
             // The peripheral must be free (and advertising) again before the second run.
@@ -62,7 +70,7 @@ extension Interop {
             }
             #expect(freed != nil, "rig never saw the first run's link go away")
 
-            let second = try VigilRun(rig: rig, state: state, pair: true, seconds: Self.seconds)
+            let second = try VigilRun(rig: rig, state: state, pair: true, seconds: Self.seconds, until: Self.enoughReadings)
             try second.expectCleanExit()
             #expect(second.events(named: "paired").isEmpty, "second run paired again\n\(second.diagnostics)")
             let encrypted = try #require(second.events(named: "encrypted").first,

@@ -42,12 +42,20 @@ extension Interop {
             // A first piece, then nothing read: the terminal's buffer fills and the export waits.
             let first = try SerialExportInteropTests.read(pair.primary, until: "2026-11-01T00:05:00+00:00")
             #expect(first.contains("OK export csv\r\n"), "\(first)")
-            Thread.sleep(forTimeInterval: 1)
-            // The appliance has written to its history since it started (its controller fault).
-            let wal = (try? FileManager.default.attributesOfItem(atPath: fixture.database + "-wal")[.size] as? Int) ?? 0
-            try #require(wal > 0, "nothing in the WAL: the check below would prove nothing")
-            let checkpoint = try Self.truncateWAL(fixture.database)
-            #expect(checkpoint.hasPrefix("(0, 0,"), "the WAL could not be reset while the export waited: \(checkpoint)")
+            // The appliance writes to its history once it started (its controller fault).
+            let walWritten = run.wait(upTo: .seconds(10)) {
+                ((try? FileManager.default.attributesOfItem(atPath: fixture.database + "-wal")[.size] as? Int) ?? 0) > 0
+            }
+            try #require(walWritten, "nothing in the WAL: the check below would prove nothing")
+            // The export cannot finish (a megabyte of CSV, nothing read), so it waits from the
+            // moment the terminal's buffer is full: from then on a checkpoint resets the WAL,
+            // where an open statement would keep it from that for as long as the export waits.
+            var checkpoint = ""
+            let reset = run.wait(upTo: .seconds(10)) {
+                checkpoint = (try? Self.truncateWAL(fixture.database)) ?? ""
+                return checkpoint.hasPrefix("(0, 0,")
+            }
+            #expect(reset, "the WAL could not be reset while the export waited: \(checkpoint)")
 
             let rest = try SerialExportInteropTests.read(pair.primary, until: "\r\n.\r\n", within: .seconds(60))
             let rows = (first + rest).components(separatedBy: "\r\n").filter { $0.hasPrefix("dexcom-811234,glucose,") }

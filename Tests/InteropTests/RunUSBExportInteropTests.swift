@@ -9,6 +9,12 @@ extension Interop {
     /// notifies at 10 Hz. The bundle is written on its own thread: readings keep arriving and
     /// are handled while it is written, and SIGTERM mid-bundle ends Vigil promptly with no
     /// partial folder left on the stick.
+    ///
+    /// Against the debug build, not `VIGIL_BINARY`: the release build writes these 400,000 rows
+    /// in about 0.7 s, too short a bundle to see readings arrive during it (and to land SIGTERM
+    /// in it for sure), and a history large enough for it would take the test longer to make
+    /// than the whole suite takes now. How the loop and the bundle's thread share the work is
+    /// the same in both builds.
     @Suite(bumbleRequired) struct RunUSBExportInteropTests {
         /// The rig, the history, the stick, a terminal for the keys, and `vigil run` on them.
         struct Setup {
@@ -42,7 +48,8 @@ extension Interop {
                     """.write(toFile: config, atomically: true, encoding: .utf8)
                 let keys = try #require(FileHandle(forUpdatingAtPath: terminal.secondaryPath))
                 vigil = try BackgroundVigil(["run", "--hci", "tcp:127.0.0.1:\(rig.port)", "--config", config, "--events-json",
-                                             "--log-level", "info", "--seconds", "120"], standardInput: keys)
+                                             "--log-level", "info", "--seconds", "120"], standardInput: keys,
+                                            binary: try InteropEnvironment.vigilBinary(dynamic: true))
             }
 
             var heartRates: Int { vigil.events.count { $0.string("event") == "reading" && $0.string("kind") == "heart-rate" } }

@@ -32,10 +32,16 @@ extension Interop {
 
             /// Waits until stderr contains `text`; false at the timeout or if the process ended.
             func waitForLog(_ text: String, within limit: Duration = .seconds(10)) -> Bool {
+                wait(upTo: limit) { stderrText.contains(text) }
+            }
+
+            /// Polls (every 20 ms) until `condition` holds; false at the limit, or when the
+            /// process ended and it still does not hold.
+            func wait(upTo limit: Duration, until condition: () -> Bool) -> Bool {
                 let end = ContinuousClock.now + limit
                 while ContinuousClock.now < end {
-                    if stderrText.contains(text) { return true }
-                    if !process.isRunning { return stderrText.contains(text) }
+                    if condition() { return true }
+                    if !process.isRunning { return condition() }
                     Thread.sleep(forTimeInterval: 0.02)
                 }
                 return false

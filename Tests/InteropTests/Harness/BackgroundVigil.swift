@@ -16,13 +16,16 @@ final class BackgroundVigil {
     /// `standardInput`: a terminal for the console face's keys (`PseudoTerminal`); none by default.
     /// `standardError`: where stderr goes instead of the file `stderrText` reads (a pipe
     /// nobody reads, for a stalled journal).
+    /// `binary`: another build than `InteropEnvironment.vigilBinary()` (the dynamically linked
+    /// debug one, say, where a test needs its slower pace).
     init(_ arguments: [String], environment: [String: String]? = nil, standardInput: FileHandle? = nil,
-         standardError: FileHandle? = nil) throws {
+         standardError: FileHandle? = nil, binary: URL? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("vigil-bg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stdout").path, contents: nil)
         _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("stderr").path, contents: nil)
-        process.executableURL = try InteropEnvironment.vigilBinary()
+        // A preloaded library needs the dynamically linked build (the release one is static).
+        process.executableURL = try binary ?? InteropEnvironment.vigilBinary(dynamic: environment?["LD_PRELOAD"] != nil)
         process.arguments = arguments
         if let environment { process.environment = environment }
         process.standardInput = standardInput ?? FileHandle.nullDevice

@@ -13,6 +13,10 @@ struct ChildProcessResult: Sendable {
     var stdout: Data
     var stderr: Data
     var duration: Duration
+    /// True when the caller's `stopWhen` held and the child was asked to stop (SIGTERM) before
+    /// its own end: what it was run for had happened, and its exit status is its answer to the
+    /// signal (0 for `vigil run`, which stops cleanly on SIGTERM).
+    var stoppedEarly = false
 
     var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     var stderrText: String { String(decoding: stderr, as: UTF8.self) }
@@ -38,20 +42,30 @@ struct ChildProcessResult: Sendable {
 
     /// A short account for failure messages: exit status and the tail of stderr.
     var summary: String {
-        let status = timedOut ? "timed out after \(duration)" : "exit \(exitCode) after \(duration)"
+        let status = timedOut ? "timed out after \(duration)"
+            : "exit \(exitCode) after \(duration)\(stoppedEarly ? " (stopped by SIGTERM once what the test waited for arrived)" : "")"
         return "\(status); stderr tail:\n\(stderrText.suffix(2_000))"
     }
 }
 
 /// Runs a program with arguments, a hard timeout, stdin closed, and stdout/stderr captured
 /// separately (so NDJSON on stdout is never interleaved with logs on stderr).
+///
+/// `stopWhen` ends a run as soon as what the test waits for has happened: it is asked (every
+/// 50 ms, with the output so far) while the child runs, and once it holds the child gets SIGTERM.
+/// The timeout stays the cap: a run whose awaited output never comes ends there, as before.
 enum ChildProcess {
+    /// How often `stopWhen` is asked: small against the seconds a run lasts, large against the
+    /// cost of parsing what arrived since the last look.
+    static let stopCheckInterval: Duration = .milliseconds(50)
+
     static func run(
         executable: URL,
         arguments: [String],
         environment: [String: String]? = nil,
         currentDirectory: URL? = nil,
-        timeout: Duration
+        timeout: Duration,
+        stopWhen: ((_ soFar: ChildProcessResult) -> Bool)? = nil
     ) throws -> ChildProcessResult {
         let process = Process()
         process.executableURL = executable
@@ -80,13 +94,28 @@ enum ChildProcess {
         stderrReader.start()
 
         var timedOut = false
-        if exited.wait(timeout: .now() + timeout.timeInterval) == .timedOut {
-            timedOut = true
+        var stoppedEarly = false
+        let end = start + timeout
+        while true {
+            let step = stopWhen == nil ? end - clock.now : min(end - clock.now, stopCheckInterval)
+            if step > .zero, exited.wait(timeout: .now() + step.timeInterval) == .success { break }
+            if clock.now >= end {
+                timedOut = true
+            } else if let stopWhen,
+                stopWhen(ChildProcessResult(exitCode: -1, timedOut: false, stdout: stdoutReader.snapshot(),
+                                            stderr: stderrReader.snapshot(), duration: clock.now - start)) {
+                stoppedEarly = true
+            } else {
+                continue
+            }
             process.terminate()  // SIGTERM first: let it flush and close its HCI socket
             if exited.wait(timeout: .now() + 3) == .timedOut {
+                // Asked to stop and still running: a stop that does not work is a failure.
+                timedOut = true
                 kill(process.processIdentifier, SIGKILL)
                 exited.wait()
             }
+            break
         }
         let duration = clock.now - start
         // The pipes reach EOF once the child (and anything it forked) closed them; bound the
@@ -95,7 +124,7 @@ enum ChildProcess {
         let stderr = stderrReader.finish(within: 5)
         return ChildProcessResult(
             exitCode: process.terminationStatus, timedOut: timedOut,
-            stdout: stdout, stderr: stderr, duration: duration)
+            stdout: stdout, stderr: stderr, duration: duration, stoppedEarly: stoppedEarly)
     }
 }
 
@@ -135,6 +164,9 @@ final class PipeDrain: @unchecked Sendable {
         }
         thread.start()
     }
+
+    /// Everything read so far, without waiting.
+    func snapshot() -> Data { lock.withLock { data } }
 
     /// Everything read so far, after waiting up to `seconds` for EOF.
     func finish(within seconds: Double) -> Data {

@@ -118,6 +118,15 @@ extension VigilRun {
         #expect(readings.map(\.mgdl) == expected.prefix(readings.count).map { Double($0.mgdl) }, context, sourceLocation: sourceLocation)
     }
 
+    /// An `until` condition's half that every hostile run shares: more legitimate heart-rate
+    /// readings than `minimum` (the last sent may be in flight), and with `dexcom`, the
+    /// Dexcom's glucose and its urgent-low alarm: what `expectHeartRateOneForOne` and
+    /// `expectDexcomOneForOne` look for.
+    func legitimateDevicesServed(heartRate minimum: Int, dexcom: Bool = true) -> Bool {
+        events(named: "reading", address: HostileRig.heartRateAddress).filter { $0.string("kind") == "heart-rate" }.count > minimum
+            && (!dexcom || (glucoseValues().contains { $0.address == HostileRig.dexcomAddress } && !alarmsRaised("urgent-low").isEmpty))
+    }
+
     /// `{"event":"alarm","alarm":name,"change":"raised"}` lines.
     func alarmsRaised(_ name: String) -> [JSONObject] {
         events(named: "alarm").filter { $0.string("alarm") == name && $0.string("change") == "raised" }

@@ -62,9 +62,13 @@ enum InteropEnvironment {
 
     /// The `vigil` binary: `$VIGIL_BINARY`, else the one built next to this test bundle (same
     /// build configuration and triple), else `<root>/.build/debug/vigil`.
-    static func vigilBinary() throws -> URL {
+    ///
+    /// `dynamic`: skip `$VIGIL_BINARY` for the build next to the tests, which is dynamically
+    /// linked. A preloaded library (`FakeWallClock`) only reaches a dynamic executable, and
+    /// scripts/test points `$VIGIL_BINARY` at the static release build.
+    static func vigilBinary(dynamic: Bool = false) throws -> URL {
         let fileManager = FileManager.default
-        if let override = ProcessInfo.processInfo.environment["VIGIL_BINARY"], !override.isEmpty {
+        if !dynamic, let override = ProcessInfo.processInfo.environment["VIGIL_BINARY"], !override.isEmpty {
             guard fileManager.isExecutableFile(atPath: override) else {
                 throw HarnessError.binaryMissing("VIGIL_BINARY=\(override) is not an executable file")
             }

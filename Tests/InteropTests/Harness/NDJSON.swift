@@ -53,6 +53,28 @@ enum NDJSON {
     }
 }
 
+/// The complete lines of a growing NDJSON output, each parsed once: what a condition reads
+/// again and again while a run goes on, which parsing the whole output each time would make
+/// quadratic. A line that is not a JSON object is left out here; the finished output is
+/// checked line by line (`NDJSON.parse`), where such a line fails the test.
+final class NDJSONStream {
+    private(set) var objects: [JSONObject] = []
+    private var parsedBytes = 0
+
+    /// The objects of every complete line of `output`, which extends what the last call saw.
+    func update(_ output: Data) -> [JSONObject] {
+        let start = output.startIndex + parsedBytes
+        guard start < output.endIndex, let lastNewline = output[start...].lastIndex(of: UInt8(ascii: "\n")) else {
+            return objects
+        }
+        for line in output[start..<lastNewline].split(separator: UInt8(ascii: "\n")) {
+            if let object = try? NDJSON.parseObject(String(decoding: line, as: UTF8.self), line: 0) { objects.append(object) }
+        }
+        parsedBytes = lastNewline + 1 - output.startIndex
+        return objects
+    }
+}
+
 extension Dictionary where Key == String, Value == Any {
     func string(_ key: String) -> String? { self[key] as? String }
 

@@ -11,8 +11,10 @@ struct VigilProcess {
         self.binary = try binary ?? InteropEnvironment.vigilBinary()
     }
 
-    func run(_ arguments: [String], timeout: Duration = .seconds(30)) throws -> ChildProcessResult {
-        try ChildProcess.run(executable: binary, arguments: arguments, timeout: timeout)
+    /// `stopWhen`: SIGTERM as soon as it holds for the output so far (`ChildProcess.run`).
+    func run(_ arguments: [String], timeout: Duration = .seconds(30),
+             stopWhen: ((_ soFar: ChildProcessResult) -> Bool)? = nil) throws -> ChildProcessResult {
+        try ChildProcess.run(executable: binary, arguments: arguments, timeout: timeout, stopWhen: stopWhen)
     }
 
     /// `--hci tcp:127.0.0.1:PORT`, the transport every interop command uses.

@@ -39,10 +39,10 @@ struct VigilRun {
     let rigStart: Int
     let rigStderr: String
 
-    init(rig: Rig, state: StateDirectory, pair: Bool, seconds: Int) throws {
+    init(rig: Rig, state: StateDirectory, pair: Bool, seconds: Int, until stop: ((VigilRun) -> Bool)? = nil) throws {
         let info = try rig.info()
         let config = try state.writeConfig(name: try #require(info.string("name")), address: nil, pair: pair)
-        try self.init(rig: rig, state: state, configFile: config, seconds: seconds)
+        try self.init(rig: rig, state: state, configFile: config, seconds: seconds, until: stop)
     }
 
     /// A run with a config written by the test (`StateDirectory.writeConfig(_:)`), for the
@@ -50,15 +50,30 @@ struct VigilRun {
     /// once the rig saw vigil's HCI connection close (and the link it dropped then end): a
     /// transmitter that vigil met in several sessions has logged earlier disconnections, which
     /// would otherwise end the wait before the last session's lines are in.
+    ///
+    /// `until`: the run is stopped (SIGTERM, to which vigil answers with a clean exit 0) as
+    /// soon as this holds for the run so far (its events, log and the rig's lines, read with
+    /// the same accessors as the finished run); `seconds` stays the cap. A test that proves
+    /// something about a span of time (nothing happens within N s) leaves it out.
     init(rig: Rig, state: StateDirectory, configFile config: URL, seconds: Int,
-         waitForClientClose: Bool = false) throws {
+         waitForClientClose: Bool = false, until stop: ((VigilRun) -> Bool)? = nil) throws {
         let info = try rig.info()
-        address = try #require(info.string("address"))
-        rigStart = rig.lineCount
+        let address = try #require(info.string("address"))
+        let rigStart = rig.lineCount
+        let eventStream = NDJSONStream()
+        let rigLines = RigRecordStream(rig, since: rigStart)
+        self.address = address
+        self.rigStart = rigStart
         result = try VigilProcess().run(
             ["run"] + VigilProcess.hci(rig)
                 + ["--config", config.path, "--state-dir", state.url.path, "--events-json", "--seconds", "\(seconds)"],
-            timeout: .seconds(seconds + 30))
+            timeout: .seconds(seconds + 30),
+            stopWhen: stop.map { stop in
+                { soFar in
+                    stop(VigilRun(address: address, result: soFar, events: eventStream.update(soFar.stdout),
+                                  rigRecords: rigLines.update(), rigStart: rigStart, rigStderr: ""))
+                }
+            })
         // Let the rig print what it sent up to the disconnection before reading its log.
         if waitForClientClose {
             _ = try rig.waitFor(since: rigStart, timeout: .seconds(3)) { $0.string("event") == "hci-client-closed" }
@@ -78,6 +93,17 @@ struct VigilRun {
         events = (try? NDJSON.parse(result.stdoutText)) ?? []
     }
 
+    /// A run so far, for an `until` condition.
+    private init(address: String, result: ChildProcessResult, events: [JSONObject], rigRecords: [JSONObject],
+                 rigStart: Int, rigStderr: String) {
+        self.address = address
+        self.result = result
+        self.events = events
+        self.rigRecords = rigRecords
+        self.rigStart = rigStart
+        self.rigStderr = rigStderr
+    }
+
     func events(named name: String) -> [JSONObject] { events.filter { $0.string("event") == name } }
 
     func expectCleanExit(sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -88,6 +114,23 @@ struct VigilRun {
 
     var diagnostics: String {
         "vigil \(result.summary)\nvigil stdout:\n\(result.stdoutText.suffix(3_000))\nrig stderr tail:\n\(rigStderr.suffix(1_000))"
+    }
+}
+
+/// The rig's lines since `start`, each parsed once (as `NDJSONStream` does for vigil's output).
+final class RigRecordStream {
+    let rig: Rig
+    let start: Int
+    private(set) var records: [JSONObject] = []
+
+    init(_ rig: Rig, since start: Int) {
+        self.rig = rig
+        self.start = start
+    }
+
+    func update() -> [JSONObject] {
+        records += (try? rig.records(since: start + records.count)) ?? []
+        return records
     }
 }
 
@@ -118,6 +161,11 @@ struct GlucoseValue: Equatable, CustomStringConvertible {
 }
 
 extension VigilRun {
+    /// An `until` condition: `count` readings of `kind` (`heart-rate`, `glucose`, ...) arrived.
+    static func readings(_ kind: String, atLeast count: Int) -> (VigilRun) -> Bool {
+        { run in run.events(named: "reading").filter { $0.string("kind") == kind }.count >= count }
+    }
+
     /// Every glucose value in the `reading` events, in order, with its session.
     func glucoseValues() -> [GlucoseValue] {
         var session = 0
