@@ -1,6 +1,6 @@
 import FuzzTargets
 
-// vigil-fuzz: the libFuzzer driver for every FuzzTarget (issue 7).
+// vigil-fuzz: the libFuzzer driver for every FuzzTarget.
 //
 // Built by scripts/fuzz with `-sanitize=fuzzer,address -DFUZZING`: this file exports
 // libFuzzer's two hooks and hands `main` to libFuzzer's driver. The target comes from `--target=NAME` (libFuzzer ignores

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 extension Interop {
-    /// Issue 7, an unreadable configuration, through the real `vigil run`: a directory, a file
+    /// An unreadable configuration, through the real `vigil run`: a directory, a file
     /// that is not UTF-8, a file that vanished (missing, or a dangling symlink), and a FIFO
     /// with nothing behind it. Each is exit 78 within seconds with the reason on stderr, after
     /// the configuration fault was sounded on the face that could be found. The broken *content*

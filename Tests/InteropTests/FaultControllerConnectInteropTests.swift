@@ -3,7 +3,7 @@ import Platform
 import Testing
 
 extension Interop {
-    /// Issue 7, a controller whose TCP connect is never answered (a peer that drops SYNs; here
+    /// A controller whose TCP connect is never answered (a peer that drops SYNs; here
     /// a listener whose accept queue is full). Each attempt takes the whole 5 s connect
     /// timeout and is made again and again; the loop must keep turning meanwhile: the
     /// watchdog fed, the no-controller fault raised, SIGTERM answered without waiting it out.

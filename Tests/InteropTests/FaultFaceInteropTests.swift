@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 extension Interop {
-    /// Issue 7, the face failing: `vigil run` configured for a GPIO face on a machine whose
+    /// The face failing: `vigil run` configured for a GPIO face on a machine whose
     /// lines cannot be had keeps running, raises fault:face-failing on `--events-json`, shows
     /// it in `vigil status` and systemd's STATUS line, says why in the log, and tries the
     /// hardware again (a chip that appears later is taken: `scripts/kernel-test`, gpio-sim).

@@ -5,7 +5,7 @@ import Readings
 import Testing
 
 extension Interop {
-    /// Issue 7, SIGTERM mid-export, through the real binary: `vigil export -o FILE` stopped
+    /// SIGTERM mid-export, through the real binary: `vigil export -o FILE` stopped
     /// half-way leaves no FILE and no temporary file and exits 143 (128 + SIGTERM: interrupted);
     /// `vigil run` stopped while it streams a serial EXPORT exits 0 after STOPPING=1, and the
     /// history it was reading from is intact (quick and full check ok, every row present).

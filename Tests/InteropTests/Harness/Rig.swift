@@ -9,7 +9,7 @@ import Glibc
 /// virtual radio.
 ///
 /// Launch a fresh rig per test case (Bumble's controller keeps state across clients, see
-/// shared/reference/bumble-peer.md). The rig is always ended: `stop()` is idempotent and
+/// docs/bumble-peer.md). The rig is always ended: `stop()` is idempotent and
 /// `deinit` calls it; the rig also exits by itself when our end of its stdin pipe closes, so
 /// not even a crashed test run leaves one behind.
 final class Rig: @unchecked Sendable {
