@@ -33,7 +33,7 @@ import Testing
 
     @Test func refusingIsIncompatibleThenDisconnectWithoutConnected() {
         var session = Session()
-        #expect(session.refuse(because: "no service") == [.emit(.incompatible(reason: "no service")), .disconnect(reason: "no service")])
+        #expect(session.refuse(because: "no service", at: Self.t0) == [.emit(.incompatible(reason: "no service")), .disconnect(reason: "no service")])
         #expect(session.phase == .disconnecting(reason: "no service"))
     }
 
