@@ -25,9 +25,13 @@ import Wire
 ///    next reading is due (`nextSession`): a transmitter that stays connectable is not read
 ///    again until then (docs/dexcom.md "Pacing").
 ///
-/// Every step has a deadline; a needed step that times out, a refused authentication, a lost
-/// bond or an undecodable reply ends the session with an event saying why, and the next
-/// cycle tries again. Undecodable or unusable values never become readings, and a reading
+/// The session skeleton (start, link loss, tracked requests, the step timer) is the framework's
+/// (`SessionDriver`); what is Dexcom's own is the procedure above, as its `Stage`. Every step has
+/// a deadline; a needed step that times out, a refused authentication, a lost bond or an
+/// undecodable reply ends the session with an event saying why, and the next cycle tries again.
+/// A request refused for lack of encryption is such a failure too, never a reason to pair:
+/// bonding is step 2. A link that stays up after the session ended is asked again to drop
+/// every `stepTimeout`. Undecodable or unusable values never become readings, and a reading
 /// already delivered in an earlier session (the same dex time) is not delivered again.
 ///
 /// Every reading carries its `SensorStamp`: the transmitter ID and the dex time it was
