@@ -95,7 +95,7 @@ struct SimulatedDexcomTests {
             }
         }
         #expect(!disconnected)  // the session ends with 0x09, and the transmitter drops the link
-        #expect(driver.phase == .disconnecting(reason: "session complete", deadline: now + .seconds(2)))
+        #expect(driver.phase == .disconnecting(reason: "session complete") && driver.nextDeadline == now + .seconds(2))
         let readings = events.compactMap { if case .reading(let r) = $0 { r } else { nil } }
         // Live reading at 1000000 plus the hour before it (12 backfilled records).
         #expect(readings.count == 13)

@@ -52,7 +52,7 @@ extension DexcomDriver {
             return [report(.notUsed(reason: "taken before the transmitter was activated"))] + nextStep(at: now)
         }
         let mgdl = UInt16(pending.reference.milligramsPerDeciliter.rounded())
-        phase = .awaitingCalibrationResult(deadline: now + configuration.stepTimeout)
+        wait(in: .awaitingCalibrationResult, for: configuration.stepTimeout, at: now)
         return [.write(DexcomProfile.control, Dexcom.CalibrateGlucoseTx(glucoseMilligramsPerDeciliter: mgdl, time: time).bytes, withResponse: true)]
     }
 

@@ -19,7 +19,7 @@ extension DexcomDriver {
     static let lowestGlucose: UInt16 = 39
 
     mutating func writeCompleted(_ uuid: BluetoothUUID, at now: MonotonicInstant) -> [DriverAction] {
-        switch (phase, uuid) {
+        switch (session.stage, uuid) {
         case (.awaitingAuthChallenge, DexcomProfile.authentication), (.awaitingAuthStatus, DexcomProfile.authentication):
             // CGMBLEKit, xDrip+ and xdripswift all read the reply after the write.
             return [.read(DexcomProfile.authentication)]
@@ -29,7 +29,7 @@ extension DexcomDriver {
     }
 
     mutating func subscribed(_ uuid: BluetoothUUID, at now: MonotonicInstant) -> [DriverAction] {
-        switch (phase, uuid) {
+        switch (session.stage, uuid) {
         case (.awaitingControlSubscription, DexcomProfile.control):
             // What the session is for first; what is good to know last, where a transmitter
             // that leaves it unanswered costs nothing else (`Dexcom.ControlRequest.isNeededForGlucose`).
@@ -39,37 +39,37 @@ extension DexcomDriver {
             return nextStep(at: now)
         case (.awaitingBackfillSubscription, DexcomProfile.backfill):
             guard let window = backfillWindow else { return nextStep(at: now) }
-            phase = .awaitingBackfill(deadline: now + configuration.backfillTimeout)
+            wait(in: .awaitingBackfill, for: configuration.backfillTimeout, at: now)
             return [.write(DexcomProfile.control, Dexcom.BackfillTx(startTime: window.start, endTime: window.end).bytes, withResponse: true)]
         default:
             return []
         }
     }
 
-    mutating func operationFailed(_ operation: GATTOperation, _ failure: OperationFailure, at now: MonotonicInstant) -> [DriverAction] {
-        guard isWaiting else { return [] }
+    /// After the framework reported the refusal: an optional step's is only reported and the
+    /// session goes on; a needed one's ends it. Never a reason to pair: bonding is a step of
+    /// its own (`pairsOnRefusal` is off).
+    public mutating func operationFailed(_ operation: GATTOperation, _ failure: OperationFailure, at now: MonotonicInstant) -> [DriverAction] {
         if configuration.listenOnly, operation == .subscribe(DexcomProfile.backfill) {
-            return [.emit(.operationFailed(operation, failure))]  // glucose still arrives on Control
+            return []  // glucose still arrives on Control
         }
-        switch phase {
+        switch session.stage {
         case .awaitingBackfillSubscription, .awaitingBackfill:
             // The live reading is already out: keep the gap for next time and go on.
             unfilledGapStart = backfillWindow?.start
-            return [.emit(.operationFailed(operation, failure))] + nextStep(at: now)
-        case let .awaitingReply(request, _) where !request.isNeededForGlucose:
-            return [.emit(.operationFailed(operation, failure))] + nextStep(at: now)
+            return nextStep(at: now)
+        case let .awaitingReply(request) where !request.isNeededForGlucose:
+            return nextStep(at: now)
         case .awaitingCalibrationResult:
-            return [.emit(.operationFailed(operation, failure))] + calibrationUnanswered(after: nil, at: now)
+            return calibrationUnanswered(after: nil, at: now)
         default:
-            break
+            return stop(reason: "\(operation) failed: \(failure)", at: now)
         }
-        return [.emit(.operationFailed(operation, failure))] + stop(reason: "\(operation) failed: \(failure)", at: now)
     }
 
     mutating func encrypted(at now: MonotonicInstant) -> [DriverAction] {
-        encryptedThisSession = true
         var actions: [DriverAction] = []
-        switch phase {
+        switch session.stage {
         case .awaitingBond:
             hasBonded = true
             actions.append(.emit(.paired))
@@ -78,12 +78,14 @@ extension DexcomDriver {
         default:
             return []
         }
-        phase = .awaitingControlSubscription(deadline: now + configuration.stepTimeout)
+        wait(in: .awaitingControlSubscription, for: configuration.stepTimeout, at: now)
         return actions + [.subscribe(DexcomProfile.control, indications: true)]
     }
 
-    mutating func pairingFailed(reason: String, at now: MonotonicInstant) -> [DriverAction] {
-        switch phase {
+    /// In any phase (the framework's default would ignore one after the session): while bonding,
+    /// a failure after an earlier bond is the bond lost, and ends the session.
+    public mutating func pairingFailed(reason: String, abandoned: [GATTOperation], at now: MonotonicInstant) -> [DriverAction] {
+        switch session.stage {
         case .awaitingBond, .awaitingEncryption:
             let text = hasBonded ? "bond lost: \(reason)" : reason
             return [.emit(.pairingFailed(reason: text))] + stop(reason: "pairing failed: \(text)", at: now)
@@ -94,8 +96,7 @@ extension DexcomDriver {
 
     // MARK: - Values
 
-    mutating func receiveValue(_ uuid: BluetoothUUID, _ bytes: [UInt8], origin: ValueOrigin, at now: MonotonicInstant) -> [DriverAction] {
-        guard isWaiting else { return [] }
+    mutating func receiveValue(_ uuid: BluetoothUUID, _ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
         switch uuid {
         case DexcomProfile.authentication: return receiveAuthentication(bytes, at: now)
         case DexcomProfile.control: return receiveControl(bytes, at: now)
@@ -107,7 +108,7 @@ extension DexcomDriver {
     mutating func receiveAuthentication(_ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
         let uuid = DexcomProfile.authentication
         do throws(WireError) {
-            switch (phase, bytes.first) {
+            switch (session.stage, bytes.first) {
             case (.awaitingAuthChallenge, Dexcom.AuthChallengeRx.opcode):
                 let challenge = try Dexcom.AuthChallengeRx(decoding: bytes)
                 guard challenge.tokenHash == id.hash(token) else {
@@ -116,7 +117,7 @@ extension DexcomDriver {
                     let reason = "transmitter ID mismatch: the transmitter did not answer our token with the hash for ID \(id)"
                     return [.emit(.incompatible(reason: reason))] + stop(reason: "transmitter ID mismatch", at: now)
                 }
-                phase = .awaitingAuthStatus(deadline: now + configuration.stepTimeout)
+                wait(in: .awaitingAuthStatus, for: configuration.stepTimeout, at: now)
                 return [.write(uuid, Dexcom.AuthChallengeTx(challengeHash: id.hash(challenge.challenge)).bytes, withResponse: true)]
             case (.awaitingAuthStatus, Dexcom.AuthStatusRx.opcode):
                 let status = try Dexcom.AuthStatusRx(decoding: bytes)
@@ -125,14 +126,14 @@ extension DexcomDriver {
                     return [.emit(.incompatible(reason: reason))] + stop(reason: "authentication refused", at: now)
                 }
                 if status.bonded {
-                    phase = .awaitingEncryption(deadline: now + configuration.bondTimeout)
+                    wait(in: .awaitingEncryption, for: configuration.bondTimeout, at: now)
                     return [.requestPairing]
                 }
                 var actions: [DriverAction] = []
                 if hasBonded {
                     actions.append(.emit(.pairingFailed(reason: "bond lost: the transmitter no longer knows our bond; bonding again")))
                 }
-                phase = .awaitingBond(deadline: now + configuration.bondTimeout)
+                wait(in: .awaitingBond, for: configuration.bondTimeout, at: now)
                 return actions + [
                     .emit(.needsPairing),
                     .write(uuid, Dexcom.KeepAliveTx(seconds: configuration.keepAliveSeconds).bytes, withResponse: true),
@@ -154,7 +155,7 @@ extension DexcomDriver {
         } catch {
             let reason = "\(error) in \(bytes.hexString)"
             var actions: [DriverAction] = [.emit(.malformedValue(uuid, reason: reason))]
-            if case .listening = phase { return actions }
+            if case .listening = session.stage { return actions }
             actions += stop(reason: "unreadable authentication reply", at: now)
             return actions
         }
@@ -163,8 +164,8 @@ extension DexcomDriver {
     mutating func receiveControl(_ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
         let uuid = DexcomProfile.control
         guard let opcode = bytes.first else { return [.emit(.malformedValue(uuid, reason: "empty Control value"))] }
-        switch phase {
-        case let .awaitingReply(request, _) where opcode == request.replyOpcode
+        switch session.stage {
+        case let .awaitingReply(request) where opcode == request.replyOpcode
             || (request == .glucoseG6 && opcode == Dexcom.GlucoseRx.opcodeG5)
             || (request == .glucoseG5 && opcode == Dexcom.GlucoseRx.opcodeG6):
             // A reply that fails its CRC or length is discarded with its reason, and the
@@ -181,7 +182,7 @@ extension DexcomDriver {
             return decodeReply(bytes, at: now)
         default:
             let hex = String(opcode, radix: 16, uppercase: true)
-            return [.emit(.malformedValue(uuid, reason: "unexpected Control message 0x\(hex) in \(phase): \(bytes.hexString)"))]
+            return [.emit(.malformedValue(uuid, reason: "unexpected Control message 0x\(hex) in \(session.stage.map { "\($0)" } ?? "no stage"): \(bytes.hexString)"))]
         }
     }
 
@@ -191,7 +192,7 @@ extension DexcomDriver {
             switch steps.removeFirst() {
             case let .ask(request):
                 askedThisSession.insert(request)
-                phase = .awaitingReply(to: request, deadline: now + configuration.stepTimeout)
+                wait(in: .awaitingReply(to: request), for: configuration.stepTimeout, at: now)
                 return [.write(DexcomProfile.control, request.bytes, withResponse: true)]
             case .backfillIfNeeded:
                 if let actions = startBackfillIfNeeded(at: now) { return actions }
@@ -257,7 +258,7 @@ extension DexcomDriver {
         if let clock, Int64(message.timestamp) > Int64(clock.currentTime) + 60 {
             return actions + [.emit(.malformedValue(uuid, reason: "glucose time \(message.timestamp) is after the transmitter time \(clock.currentTime); discarded"))]
         }
-        if case .listening = phase { phase = .listening(deadline: now + configuration.listenTimeout) }
+        if case .listening = session.stage { wait(in: .listening, for: configuration.listenTimeout, at: now) }
         // No TransmitterTimeRx this session (listen-only when the other app did not ask, or a
         // discarded reply): the transmitter measures just before it wakes, so the live
         // reading's dex time is taken as now.
@@ -332,16 +333,16 @@ extension DexcomDriver {
         guard backfillWindow != nil, clock != nil else { return nil }
         backfillBuffer = Dexcom.BackfillBuffer()
         backfillBufferError = nil
-        phase = .awaitingBackfillSubscription(deadline: now + configuration.stepTimeout)
+        wait(in: .awaitingBackfillSubscription, for: configuration.stepTimeout, at: now)
         return [.subscribe(DexcomProfile.backfill, indications: false)]
     }
 
     mutating func receiveBackfillFrame(_ bytes: [UInt8]) -> [DriverAction] {
-        switch phase {
+        switch session.stage {
         case .awaitingBackfill, .listening: break
         default: return [.emit(.malformedValue(DexcomProfile.backfill, reason: "backfill frame outside a backfill: \(bytes.hexString)"))]
         }
-        if case .listening = phase, bytes.first == 1 {
+        if case .listening = session.stage, bytes.first == 1 {
             backfillBuffer = Dexcom.BackfillBuffer()  // another app's backfill starts
             backfillBufferError = nil
         }

@@ -25,9 +25,13 @@ import Wire
 ///    next reading is due (`nextSession`): a transmitter that stays connectable is not read
 ///    again until then (docs/dexcom.md "Pacing").
 ///
-/// Every step has a deadline; a needed step that times out, a refused authentication, a lost
-/// bond or an undecodable reply ends the session with an event saying why, and the next
-/// cycle tries again. Undecodable or unusable values never become readings, and a reading
+/// The session skeleton (start, link loss, tracked requests, the step timer) is the framework's
+/// (`SessionDriver`); what is Dexcom's own is the procedure above, as its `Stage`. Every step has
+/// a deadline; a needed step that times out, a refused authentication, a lost bond or an
+/// undecodable reply ends the session with an event saying why, and the next cycle tries again.
+/// A request refused for lack of encryption is such a failure too, never a reason to pair:
+/// bonding is step 2. A link that stays up after the session ended is asked again to drop
+/// every `stepTimeout`. Undecodable or unusable values never become readings, and a reading
 /// already delivered in an earlier session (the same dex time) is not delivered again.
 ///
 /// Every reading carries its `SensorStamp`: the transmitter ID and the dex time it was
@@ -36,7 +40,7 @@ import Wire
 /// With `listenOnly` the driver never writes a characteristic: it subscribes to
 /// Authentication, Control and Backfill and decodes what another app's session produces
 /// (CGMBLEKit passive mode).
-public struct DexcomDriver: TransmitterDriver {
+public struct DexcomDriver: SessionDriver {
     public struct Configuration: Hashable, Sendable {
         public var transmitterID: Dexcom.TransmitterID
         /// How far back a backfill may reach (0 disables backfill; at most 24).
@@ -81,24 +85,25 @@ public struct DexcomDriver: TransmitterDriver {
         }
     }
 
-    /// Where the session is; every waiting state carries its deadline.
-    public enum Phase: Hashable, Sendable {
-        case notStarted
-        case awaitingAuthChallenge(deadline: MonotonicInstant)
-        case awaitingAuthStatus(deadline: MonotonicInstant)
+    /// Where the session's procedure is; each stage waits under the session's one `Timer`.
+    public enum Stage: Hashable, Sendable {
+        case awaitingAuthChallenge
+        case awaitingAuthStatus
         /// Keep-alive and bond request written, pairing requested.
-        case awaitingBond(deadline: MonotonicInstant)
+        case awaitingBond
         /// Already bonded: waiting for the link to be encrypted with the stored key.
-        case awaitingEncryption(deadline: MonotonicInstant)
-        case awaitingControlSubscription(deadline: MonotonicInstant)
-        case awaitingReply(to: Dexcom.ControlRequest, deadline: MonotonicInstant)
-        case awaitingCalibrationResult(deadline: MonotonicInstant)
-        case awaitingBackfillSubscription(deadline: MonotonicInstant)
-        case awaitingBackfill(deadline: MonotonicInstant)
-        case listening(deadline: MonotonicInstant)
-        /// Disconnect written (or the session failed); waiting for the link to drop.
-        case disconnecting(reason: String, deadline: MonotonicInstant)
-        case disconnected(reason: String)
+        case awaitingEncryption
+        case awaitingControlSubscription
+        case awaitingReply(to: Dexcom.ControlRequest)
+        case awaitingCalibrationResult
+        case awaitingBackfillSubscription
+        case awaitingBackfill
+        case listening
+    }
+
+    /// The deadline of the current stage: one step at a time, so one timer.
+    public enum Timer: Hashable, Comparable, Sendable {
+        case step
     }
 
     /// The transmitter's clock, learned from TransmitterTimeRx: dex time `currentTime` was
@@ -123,7 +128,7 @@ public struct DexcomDriver: TransmitterDriver {
 
     public let device: DeviceID
     public let configuration: Configuration
-    public internal(set) var phase: Phase = .notStarted
+    public var session: DriverSession<Stage, Timer>
 
     // Kept across sessions (one driver serves every reconnection).
     /// Dex time of the last glucose reply received, for gap detection.
@@ -154,7 +159,6 @@ public struct DexcomDriver: TransmitterDriver {
     var askedThisSession: Set<Dexcom.ControlRequest> = []
     /// A glucose reply newer than every earlier session's arrived this session.
     var newGlucoseThisSession = false
-    var encryptedThisSession = false
     var backfillWindow: (start: Dexcom.DexTime, end: Dexcom.DexTime)?
     var backfillBuffer = Dexcom.BackfillBuffer()
     var backfillBufferError: String?
@@ -171,6 +175,9 @@ public struct DexcomDriver: TransmitterDriver {
         self.device = device
         self.configuration = configuration
         self.makeToken = makeToken
+        // Bonding is a step of the procedure (after authentication), not a cure the framework
+        // applies to a refusal; a link that stays up is asked again to drop every step timeout.
+        session = DriverSession(disconnectRetry: configuration.stepTimeout, pairsOnRefusal: false)
     }
 
     @Sendable public static func randomToken() -> [UInt8] {
@@ -180,20 +187,13 @@ public struct DexcomDriver: TransmitterDriver {
 
     var id: Dexcom.TransmitterID { configuration.transmitterID }
 
-    public var nextDeadline: MonotonicInstant? {
-        switch phase {
-        case .notStarted, .disconnected: nil
-        case let .awaitingAuthChallenge(deadline), let .awaitingAuthStatus(deadline), let .awaitingBond(deadline),
-             let .awaitingEncryption(deadline), let .awaitingControlSubscription(deadline),
-             let .awaitingReply(_, deadline), let .awaitingCalibrationResult(deadline), let .awaitingBackfillSubscription(deadline),
-             let .awaitingBackfill(deadline), let .listening(deadline), let .disconnecting(_, deadline):
-            deadline
-        }
+    // MARK: - SessionDriver
+
+    public func incompatibility(_ discovered: DiscoveredServices) -> String? {
+        Self.incompatibility(discovered, listenOnly: configuration.listenOnly)
     }
 
-    // MARK: - TransmitterDriver
-
-    public mutating func start(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> [DriverAction] {
+    public mutating func begin(_ discovered: DiscoveredServices, at now: MonotonicInstant) -> (Stage, [DriverAction]) {
         clock = nil
         sessionStartTime = nil
         lastSensor = nil
@@ -201,30 +201,24 @@ public struct DexcomDriver: TransmitterDriver {
         steps = []
         askedThisSession = []
         newGlucoseThisSession = false
-        encryptedThisSession = false
         backfillWindow = nil
         backfillBuffer = Dexcom.BackfillBuffer()
         backfillBufferError = nil
         emittedTimes = []
         previousSessionLastTime = lastGlucoseTime
 
-        if let reason = Self.incompatibility(discovered, listenOnly: configuration.listenOnly) {
-            phase = .disconnecting(reason: reason, deadline: now + configuration.stepTimeout)
-            return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
-        }
         if configuration.listenOnly {
-            phase = .listening(deadline: now + configuration.listenTimeout)
+            session.schedule(.step, at: now + configuration.listenTimeout)
             // CCCD writes only: they configure our own link, not the transmitter's session.
-            return [.emit(.connected),
-                    .subscribe(DexcomProfile.authentication, indications: true),
-                    .subscribe(DexcomProfile.control, indications: true),
-                    .subscribe(DexcomProfile.backfill, indications: false)]
+            return (.listening, [.subscribe(DexcomProfile.authentication, indications: true),
+                                 .subscribe(DexcomProfile.control, indications: true),
+                                 .subscribe(DexcomProfile.backfill, indications: false)])
         }
         // Exactly 8 bytes whatever the source returns: the hash is defined on 8.
         token = Array((makeToken() + [UInt8](repeating: 0, count: 8)).prefix(8))
-        phase = .awaitingAuthChallenge(deadline: now + configuration.stepTimeout)
-        return [.emit(.connected),
-                .write(DexcomProfile.authentication, Dexcom.AuthRequestTx(token: token, slot: configuration.slot).bytes, withResponse: true)]
+        session.schedule(.step, at: now + configuration.stepTimeout)
+        return (.awaitingAuthChallenge,
+                [.write(DexcomProfile.authentication, Dexcom.AuthRequestTx(token: token, slot: configuration.slot).bytes, withResponse: true)])
     }
 
     static func incompatibility(_ discovered: DiscoveredServices, listenOnly: Bool) -> String? {
@@ -246,41 +240,25 @@ public struct DexcomDriver: TransmitterDriver {
         return nil
     }
 
-    public mutating func receive(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
+    public mutating func handle(_ input: DriverInput, at now: MonotonicInstant) -> [DriverAction] {
         switch input {
-        case let .disconnected(reason):
-            switch phase {
-            case .notStarted, .disconnected: return []
-            default:
-                phase = .disconnected(reason: reason)
-                return [.emit(.disconnected(reason: reason))]
-            }
-        case let .value(uuid, bytes, origin):
-            return receiveValue(uuid, bytes, origin: origin, at: now)
-        case let .writeCompleted(uuid):
-            return writeCompleted(uuid, at: now)
-        case let .subscribed(uuid):
-            return subscribed(uuid, at: now)
-        case let .operationFailed(operation, failure):
-            return operationFailed(operation, failure, at: now)
-        case .encrypted:
-            return encrypted(at: now)
-        case let .pairingFailed(reason):
-            return pairingFailed(reason: reason, at: now)
-        case let .calibration(reference, takenAt):
-            return offerCalibration(reference, takenAt: takenAt, at: now)
+        case let .value(uuid, bytes, _): receiveValue(uuid, bytes, at: now)
+        case let .writeCompleted(uuid): writeCompleted(uuid, at: now)
+        case let .subscribed(uuid): subscribed(uuid, at: now)
+        case .encrypted: encrypted(at: now)
+        case .disconnected, .operationFailed, .pairingFailed, .calibration: []  // the framework's
         }
     }
 
-    public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
-        guard let deadline = nextDeadline, now >= deadline else { return [] }
+    public mutating func calibrate(_ reference: GlucoseConcentration, takenAt: MonotonicInstant, at now: MonotonicInstant) -> [DriverAction] {
+        offerCalibration(reference, takenAt: takenAt, at: now)
+    }
+
+    public mutating func timerFired(_ timer: Timer, at now: MonotonicInstant) -> [DriverAction] {
         let seconds = { (d: Duration) in "\(Int(d.seconds)) s" }
-        switch phase {
-        case .notStarted, .disconnected:
+        switch session.stage {
+        case nil:
             return []
-        case let .disconnecting(reason, _):
-            phase = .disconnecting(reason: reason, deadline: now + configuration.stepTimeout)
-            return [.disconnect(reason: reason)]
         case .awaitingAuthChallenge:
             return timedOut(.read(DexcomProfile.authentication), "no AuthChallengeRx (0x03) within \(seconds(configuration.stepTimeout))", at: now)
         case .awaitingAuthStatus:
@@ -293,9 +271,9 @@ public struct DexcomDriver: TransmitterDriver {
                 + stop(reason: "encryption timed out", at: now)
         case .awaitingControlSubscription:
             return timedOut(.subscribe(DexcomProfile.control), "Control subscription not confirmed within \(seconds(configuration.stepTimeout))", at: now)
-        case let .awaitingReply(request, _) where request.isNeededForGlucose:
+        case let .awaitingReply(request) where request.isNeededForGlucose:
             return timedOut(.write(DexcomProfile.control), "no reply to \(request) within \(seconds(configuration.stepTimeout))", at: now)
-        case let .awaitingReply(request, _):
+        case let .awaitingReply(request):
             // Good to know, not needed: the session goes on without it.
             return [.emit(.operationFailed(.write(DexcomProfile.control), .other("no reply to \(request) within \(seconds(configuration.stepTimeout)); going on without it")))]
                 + nextStep(at: now)
@@ -321,10 +299,16 @@ public struct DexcomDriver: TransmitterDriver {
         [.emit(.operationFailed(operation, .other(what)))] + stop(reason: what, at: now)
     }
 
-    /// Ends the session now (a failure): ask the host to drop the link.
+    /// Ends the session now (a failure): ask the host to drop the link, again every step
+    /// timeout while it stays up.
     mutating func stop(reason: String, at now: MonotonicInstant) -> [DriverAction] {
-        phase = .disconnecting(reason: reason, deadline: now + configuration.stepTimeout)
-        return [.disconnect(reason: reason)]
+        session.stop(reason: reason, at: now)
+    }
+
+    /// Moves to `stage`, which waits at most `timeout`.
+    mutating func wait(in stage: Stage, for timeout: Duration, at now: MonotonicInstant) {
+        session.enter(stage)
+        session.schedule(.step, at: now + timeout)
     }
 
     /// Ends a session that did its work: Disconnect (0x09) on Control lets the transmitter
@@ -333,16 +317,9 @@ public struct DexcomDriver: TransmitterDriver {
     /// host is asked only if the link is still up after a short deadline. The app hears when
     /// the next reading is due, so that it does not connect again before.
     mutating func finish(at now: MonotonicInstant) -> [DriverAction] {
-        phase = .disconnecting(reason: "session complete", deadline: now + .seconds(2))
+        session.leave(reason: "session complete", askingHostAt: now + .seconds(2))
         let pacing = nextSessionTime(at: now).map { [DriverAction.nextSession(notBefore: $0)] } ?? []
         return pacing + [.write(DexcomProfile.control, Dexcom.DisconnectTx().bytes, withResponse: false)]
-    }
-
-    var isWaiting: Bool {
-        switch phase {
-        case .notStarted, .disconnecting, .disconnected: false
-        default: true
-        }
     }
 }
 

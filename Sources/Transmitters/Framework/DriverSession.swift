@@ -34,11 +34,22 @@ public struct DriverSession<Stage: Hashable & Sendable, Timer: Hashable & Compar
     public private(set) var watchdog: NoDataWatchdog?
     /// The driver's procedure timeouts, by what they wait for.
     public private(set) var timers: [Timer: MonotonicInstant] = [:]
+    /// While disconnecting: when the host is asked again to drop the link, for a session that
+    /// declares `disconnectRetry`.
+    public private(set) var disconnectDeadline: MonotonicInstant?
+    /// How long to wait for the link to drop before asking the host again; nil: asked once.
+    public let disconnectRetry: Duration?
+    /// Whether a refusal that pairing cures parks the request and asks for pairing. False for a
+    /// driver that bonds as a step of its own procedure (a Dexcom asks for it after its
+    /// app-level authentication): such a refusal is then an ordinary one, the driver's to handle.
+    public let pairsOnRefusal: Bool
 
     /// `noDataTimeout` arms a watchdog at every start; nil for a driver whose peer is silent by
     /// nature (a glucose meter between measurements).
-    public init(noDataTimeout: Duration? = nil) {
+    public init(noDataTimeout: Duration? = nil, disconnectRetry: Duration? = nil, pairsOnRefusal: Bool = true) {
         watchdog = noDataTimeout.map(NoDataWatchdog.init(timeout:))
+        self.disconnectRetry = disconnectRetry
+        self.pairsOnRefusal = pairsOnRefusal
     }
 
     /// The driver's stage while running, else nil.
@@ -55,9 +66,10 @@ public struct DriverSession<Stage: Hashable & Sendable, Timer: Hashable & Compar
     /// The operations of `parked`.
     public var parkedOperations: [GATTOperation] { parked.compactMap(\.gattRequest) }
 
-    /// The earliest of the watchdog's deadline and the timers', while running.
+    /// The earliest of the watchdog's deadline and the timers', while running; while
+    /// disconnecting, when the host is asked again.
     public var nextDeadline: MonotonicInstant? {
-        guard isActive else { return nil }
+        guard isActive else { return disconnectDeadline }
         return earliest(timers.values.min(), watchdog?.deadline)
     }
 
@@ -74,9 +86,10 @@ public struct DriverSession<Stage: Hashable & Sendable, Timer: Hashable & Compar
     /// The peer cannot serve the driver: say why and drop the link, without `connected` (the app
     /// remembers a transmitter's address on `connected`, and must not bind itself to a
     /// neighbour's kettle).
-    mutating func refuse(because reason: String) -> [DriverAction] {
+    mutating func refuse(because reason: String, at now: MonotonicInstant) -> [DriverAction] {
         phase = .disconnecting(reason: reason)
         forgetOperations()
+        disconnectDeadline = disconnectRetry.map { now + $0 }
         return [.emit(.incompatible(reason: reason)), .disconnect(reason: reason)]
     }
 
@@ -96,6 +109,30 @@ public struct DriverSession<Stage: Hashable & Sendable, Timer: Hashable & Compar
     public mutating func stop(reason: String) -> [DriverAction] {
         phase = .disconnecting(reason: reason)
         forgetOperations()
+        return [.disconnect(reason: reason)]
+    }
+
+    /// `stop`, and with `disconnectRetry` the host is asked again until it reports the link
+    /// down: a disconnect lost on the way must not leave the peer connected, unread.
+    public mutating func stop(reason: String, at now: MonotonicInstant) -> [DriverAction] {
+        let actions = stop(reason: reason)
+        disconnectDeadline = disconnectRetry.map { now + $0 }
+        return actions
+    }
+
+    /// Ends a session whose peer was asked to drop the link itself (a goodbye the driver
+    /// writes): the host is asked only if the link is still up at `deadline`, then again every
+    /// `disconnectRetry`.
+    public mutating func leave(reason: String, askingHostAt deadline: MonotonicInstant) {
+        phase = .disconnecting(reason: reason)
+        forgetOperations()
+        disconnectDeadline = deadline
+    }
+
+    /// Disconnecting and the deadline has passed: ask the host again, and set the next deadline.
+    mutating func askAgainToDisconnect(at now: MonotonicInstant) -> [DriverAction] {
+        guard case let .disconnecting(reason) = phase, let deadline = disconnectDeadline, now >= deadline else { return [] }
+        disconnectDeadline = disconnectRetry.map { now + $0 }
         return [.disconnect(reason: reason)]
     }
 
@@ -120,6 +157,7 @@ public struct DriverSession<Stage: Hashable & Sendable, Timer: Hashable & Compar
         isAwaitingPairing = false
         encryptedThisSession = false
         timers = [:]
+        disconnectDeadline = nil
         watchdog?.disarm()
     }
 
@@ -146,9 +184,10 @@ public struct DriverSession<Stage: Hashable & Sendable, Timer: Hashable & Compar
     /// A request refused with a failure that pairing cures, on a link not yet encrypted this
     /// session, waits for pairing; the first one asks for it (README "Adding a transmitter
     /// type": park, ask once, re-issue on `encrypted`). Nil when the refusal is final: after
-    /// encryption, a peer that still refuses would otherwise make us pair in a loop.
+    /// encryption, a peer that still refuses would otherwise make us pair in a loop; and for a
+    /// session that does not pair on refusal (`pairsOnRefusal`).
     mutating func park(_ request: DriverAction, refusedWith failure: OperationFailure) -> [DriverAction]? {
-        guard failure.isCuredByPairing, !encryptedThisSession else { return nil }
+        guard pairsOnRefusal, failure.isCuredByPairing, !encryptedThisSession else { return nil }
         parked.append(request)
         guard !isAwaitingPairing else { return [] }  // pairing already requested
         isAwaitingPairing = true

@@ -11,7 +11,8 @@ import Readings
 ///   without `connected`; a compatible one `connected`, then the driver's first requests.
 /// - `disconnected` ends the session once (a second report, or one before any start, is
 ///   ignored), after `linkLost`; nothing else reaches a session that is not running, except
-///   calibrations (`calibrate`), which belong to the sensor rather than the link.
+///   calibrations (`calibrate`), which belong to the sensor rather than the link, and pairing
+///   failures (`pairingFailed`), whose default ignores them there.
 /// - Every request the driver returns is tracked until the host answers it. A request refused
 ///   with "insufficient authentication/encryption" on a link not yet encrypted (a type whose
 ///   profile requires encryption starts encrypted) is parked, and
@@ -20,6 +21,7 @@ import Readings
 /// - Any other refusal is reported (`operationFailed`); if the driver cannot do without the
 ///   operation (`essentialFailure`), the session ends.
 /// - Timers fire earliest first, then the watchdog: `noData` and the end of the session.
+/// - A session declaring `disconnectRetry` asks the host again to drop a link that stays up.
 ///
 /// The hooks below are called by these implementations, never by the app.
 public protocol SessionDriver: TransmitterDriver {
@@ -49,6 +51,11 @@ public protocol SessionDriver: TransmitterDriver {
     /// Why the session cannot go on without `operation`, abandoned because pairing failed.
     /// Default: `essentialFailure` with the pairing failure as the reason.
     func pairingRefusal(_ operation: GATTOperation, reason: String) -> String?
+    /// Pairing failed, in any phase; `abandoned`: the parked requests given up. Default: while
+    /// the session runs, `pairingFailed` is reported, and the session ends if one of the
+    /// abandoned requests was essential (`pairingRefusal`). A driver that pairs as a step of its
+    /// own procedure says itself what the failure means (a Dexcom's lost bond).
+    mutating func pairingFailed(reason: String, abandoned: [GATTOperation], at now: MonotonicInstant) -> [DriverAction]
     /// What the silence the watchdog times is a silence of ("heart-rate measurement"): the
     /// reason reads "no \(silence) for N s".
     var silence: String { get }
@@ -75,10 +82,18 @@ extension SessionDriver {
     public func pairingRefusal(_ operation: GATTOperation, reason: String) -> String? {
         essentialFailure(operation, "pairing failed: \(reason)")
     }
+    public mutating func pairingFailed(reason: String, abandoned: [GATTOperation], at now: MonotonicInstant) -> [DriverAction] {
+        guard session.isActive else { return [] }
+        var actions: [DriverAction] = [.emit(.pairingFailed(reason: reason))]
+        if let refusal = abandoned.compactMap({ pairingRefusal($0, reason: reason) }).first {
+            actions += end(reason: refusal, at: now)
+        }
+        return actions
+    }
     public var silence: String { "reading" }
     public mutating func end(reason: String, at now: MonotonicInstant) -> [DriverAction] {
         sessionEnded()
-        return session.stop(reason: reason)
+        return session.stop(reason: reason, at: now)
     }
     public mutating func sessionEnded() {}
     public mutating func linkLost() -> [DriverAction] { [] }
@@ -88,7 +103,7 @@ extension SessionDriver {
         // is then final, and pairing again would not cure it.
         session.restart(encrypted: Self.profile.security == .encryptionRequired)
         sessionEnded()
-        if let reason = incompatibility(discovered) { return session.refuse(because: reason) }
+        if let reason = incompatibility(discovered) { return session.refuse(because: reason, at: now) }
         let (stage, actions) = begin(discovered, at: now)
         session.run(stage, at: now)
         return [.emit(.connected)] + session.track(actions)
@@ -100,6 +115,9 @@ extension SessionDriver {
             return linkDropped(reason: reason)
         case let .calibration(reference, takenAt):
             return calibrate(reference, takenAt: takenAt, at: now)
+        case let .pairingFailed(reason):
+            let abandoned = session.pairingFailed() ?? []
+            return session.track(pairingFailed(reason: reason, abandoned: abandoned.compactMap(\.gattRequest), at: now))
         default:
             break
         }
@@ -117,13 +135,6 @@ extension SessionDriver {
             return refused(operation, failure, at: now)
         case .encrypted:
             if let retry = session.paired(at: now) { return [.emit(.paired)] + retry }
-        case let .pairingFailed(reason):
-            let abandoned = session.pairingFailed() ?? []
-            var actions: [DriverAction] = [.emit(.pairingFailed(reason: reason))]
-            if let refusal = abandoned.compactMap(\.gattRequest).compactMap({ pairingRefusal($0, reason: reason) }).first {
-                actions += end(reason: refusal, at: now)
-            }
-            return actions
         default:
             break
         }
@@ -131,7 +142,7 @@ extension SessionDriver {
     }
 
     public mutating func handleDeadline(at now: MonotonicInstant) -> [DriverAction] {
-        guard session.isActive else { return [] }
+        guard session.isActive else { return session.askAgainToDisconnect(at: now) }
         var actions: [DriverAction] = []
         for timer in session.takeDueTimers(at: now) where session.isActive {
             actions += session.track(timerFired(timer, at: now))

@@ -33,8 +33,43 @@ import Testing
 
     @Test func refusingIsIncompatibleThenDisconnectWithoutConnected() {
         var session = Session()
-        #expect(session.refuse(because: "no service") == [.emit(.incompatible(reason: "no service")), .disconnect(reason: "no service")])
+        #expect(session.refuse(because: "no service", at: Self.t0) == [.emit(.incompatible(reason: "no service")), .disconnect(reason: "no service")])
         #expect(session.phase == .disconnecting(reason: "no service"))
+    }
+
+    @Test func aDisconnectIsAskedAgainWhileTheLinkStaysUp() {
+        var session = Session(disconnectRetry: .seconds(10))
+        session.restart()
+        session.run(.first, at: Self.t0)
+        #expect(session.stop(reason: "done", at: Self.t0) == [.disconnect(reason: "done")])
+        #expect(session.nextDeadline == Self.t0 + .seconds(10))
+        #expect(session.askAgainToDisconnect(at: Self.t0 + .seconds(9)) == [], "not yet due")
+        #expect(session.askAgainToDisconnect(at: Self.t0 + .seconds(10)) == [.disconnect(reason: "done")])
+        #expect(session.nextDeadline == Self.t0 + .seconds(20), "and again after another retry interval")
+        session.linkDropped(reason: "gone")
+        #expect(session.nextDeadline == nil)
+        #expect(session.askAgainToDisconnect(at: Self.t0 + .seconds(30)) == [], "the link is down: nothing to ask")
+        _ = session.refuse(because: "no service", at: Self.t0 + .seconds(40))
+        #expect(session.nextDeadline == Self.t0 + .seconds(50), "a refused peer's link is insisted on too")
+    }
+
+    @Test func leavingAsksTheHostOnlyIfTheLinkOutlivesItsDeadline() {
+        var session = Session(disconnectRetry: .seconds(10))
+        session.restart()
+        session.run(.first, at: Self.t0)
+        session.schedule(.early, at: Self.t0 + .seconds(1))
+        session.leave(reason: "complete", askingHostAt: Self.t0 + .seconds(2))
+        #expect(session.phase == .disconnecting(reason: "complete") && session.timers.isEmpty)
+        #expect(session.nextDeadline == Self.t0 + .seconds(2))
+        #expect(session.askAgainToDisconnect(at: Self.t0 + .seconds(2)) == [.disconnect(reason: "complete")])
+        #expect(session.nextDeadline == Self.t0 + .seconds(12))
+    }
+
+    @Test func withoutARetryTheHostIsAskedOnce() {
+        var session = running(noDataTimeout: nil)
+        #expect(session.stop(reason: "done", at: Self.t0) == [.disconnect(reason: "done")])
+        #expect(session.nextDeadline == nil)
+        #expect(session.askAgainToDisconnect(at: Self.t0 + .seconds(3600)) == [])
     }
 
     @Test func aDroppedLinkEndsASessionOnce() {
@@ -63,6 +98,14 @@ import Testing
         #expect(session.pendingOperations == [.subscribe(Self.data)])
         session.abandonPending()
         #expect(session.pending.isEmpty)
+    }
+
+    @Test func aSessionThatDoesNotPairOnRefusalLeavesTheRefusalToTheDriver() {
+        var session = Session(pairsOnRefusal: false)
+        session.restart()
+        session.run(.first, at: Self.t0)
+        #expect(session.park(.read(Self.other), refusedWith: .attError(code: 0x05)) == nil)
+        #expect(!session.isAwaitingPairing && session.parked.isEmpty)
     }
 
     @Test func parksRefusalsThatPairingCuresAndAsksOnce() {

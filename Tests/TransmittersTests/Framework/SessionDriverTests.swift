@@ -59,6 +59,25 @@ import Testing
         #expect(driver.nextDeadline == nil)
     }
 
+    @Test func aSessionWithARetryAsksAgainToDropALinkThatStaysUp() {
+        var driver = Recorder()
+        driver.session = DriverSession(noDataTimeout: .seconds(60), disconnectRetry: .seconds(5))
+        _ = driver.start(DiscoveredServices(), at: Self.t0)
+        #expect(driver.nextDeadline == Self.t0 + .seconds(5))
+        #expect(driver.handleDeadline(at: Self.t0 + .seconds(5)) == [.disconnect(reason: "no probe data")])
+        _ = driver.receive(.disconnected(reason: "gone"), at: Self.t0 + .seconds(6))
+        #expect(driver.nextDeadline == nil)
+    }
+
+    @Test func aPairingFailureAfterTheSessionIsIgnoredByDefault() {
+        var driver = Recorder()
+        _ = driver.start(Self.peer, at: Self.t0)
+        #expect(driver.receive(.pairingFailed(reason: "timed out"), at: Self.t0) == [.emit(.pairingFailed(reason: "timed out"))])
+        _ = driver.receive(.disconnected(reason: "gone"), at: Self.t0)
+        #expect(driver.receive(.pairingFailed(reason: "timed out"), at: Self.t0) == [])
+        #expect(!driver.log.contains { $0.hasPrefix("handle") }, "a pairing failure is the session's, not the driver's handle")
+    }
+
     @Test func aCompatiblePeerIsConnectedAndItsRequestsTracked() {
         var driver = Recorder()
         #expect(driver.start(Self.peer, at: Self.t0) == [.emit(.connected), .subscribe(Self.data, indications: false), .read(Self.extra)])
@@ -172,6 +191,27 @@ import Testing
             .disconnect(reason: "cannot subscribe to the bridge's notifications: pairing failed: timed out"),
         ])
         #expect(driver.parkedUntilEncrypted.isEmpty)
+    }
+
+    /// A Dexcom bonds as a step after its own authentication: a request it refuses for lack of
+    /// encryption is an ordinary failure (the session ends and the next cycle bonds), and a
+    /// pairing failure while bonding is the Dexcom's to word (a bond it had is lost).
+    @Test func aDexcomNeverPairsOnARefusalAndWordsItsOwnPairingFailure() throws {
+        let id = try Dexcom.TransmitterID("8112AB")
+        var driver = DexcomDriver(device: "g6", configuration: .init(transmitterID: id), makeToken: { [1, 2, 3, 4, 5, 6, 7, 8] })
+        let dexcom = DiscoveredServices([DexcomProfile.cgmService: [
+            DiscoveredCharacteristic(DexcomProfile.control, properties: [.indicate, .write]),
+            DiscoveredCharacteristic(DexcomProfile.authentication, properties: [.read, .write, .indicate]),
+        ]])
+        _ = driver.start(dexcom, at: Self.t0)
+        let write = GATTOperation.write(DexcomProfile.authentication)
+        #expect(driver.receive(.operationFailed(write, .attError(code: 0x05)), at: Self.t0) == [
+            .emit(.operationFailed(write, .attError(code: 0x05))),
+            .disconnect(reason: "\(write) failed: \(OperationFailure.attError(code: 0x05))"),
+        ])
+        #expect(driver.parkedUntilEncrypted.isEmpty)
+        #expect(driver.receive(.pairingFailed(reason: "late"), at: Self.t0) == [.emit(.pairingFailed(reason: "late"))],
+                "reported even after the session, as Dexcom always did")
     }
 
     /// A meter's link is encrypted before its session starts (its profile requires it): a
