@@ -11,10 +11,8 @@ extension FuzzTarget {
     /// by `TransmitterDeclaration.fuzzTarget`) can reach deeper, past checks random bytes fail.
     /// The name is spelt out (scripts/fuzzed-code finds targets by their literal name);
     /// `TransmitterDeclaration.catalogFuzzTarget` must equal it (FuzzTargetTests).
-    static let transmitterTypes = FuzzTarget(
-        name: "transmitter-types",
-        summary: "every catalogued transmitter type's driver or broadcast decoder, chosen by the first octet"
-    ) { buffer in
+    static let transmitterTypes = FuzzTarget(name: "transmitter-types",
+                                              summary: "every catalogued transmitter type's driver or broadcast decoder, chosen by the first octet") { buffer in
         var input = FuzzInput(buffer)
         let entries = TransmitterCatalog.builtIn.entries
         let entry = entries[Int(input.byte()) % entries.count]
