@@ -20,20 +20,6 @@ public enum HistoryRecord: Hashable, Sendable {
     }
 }
 
-/// A setting of the wall clock the history must follow: every row received in this boot at or
-/// before `monotonic` was dated on the old clock (`from`), and moves by `to - from`.
-public struct ClockSetting: Hashable, Sendable {
-    public var monotonic: MonotonicInstant
-    public var from: WallClockTime
-    public var to: WallClockTime
-
-    public init(monotonic: MonotonicInstant, from: WallClockTime, to: WallClockTime) {
-        self.monotonic = monotonic
-        self.from = from
-        self.to = to
-    }
-}
-
 /// How the history was found when it opened.
 public enum HistoryOpenOutcome: Hashable, Sendable {
     /// An existing history passed its check (and was migrated from `fromVersion` if older).

@@ -17,7 +17,7 @@ extension Supervisor {
         log(.notice, "the wall clock stepped by \(step.to - step.from)")
         nextClockCheck = now.monotonic  // a clock just set clears clock-not-set now, not within the minute
         if step.setsTheClock {
-            clockSettingsNotApplied.append(ClockSetting(monotonic: previous, from: step.from, to: step.to))
+            clockSettingsNotApplied.append(ClockJump(monotonic: previous, from: step.from, to: step.to))
             applyClockSettings()
         } else {
             // Kept for the next run: a restart on a clock still a day ahead must not prune.

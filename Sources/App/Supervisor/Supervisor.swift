@@ -110,7 +110,7 @@ public struct Supervisor {
     var nextPrune: MonotonicInstant?
     /// Clock settings not applied to the history yet: it was not open (applied once it opens),
     /// or the re-date failed (tried again with the state files).
-    public internal(set) var clockSettingsNotApplied: [ClockSetting] = []
+    public internal(set) var clockSettingsNotApplied: [ClockJump] = []
     var redating = false
     var exiting = false
     /// At exit, the rows an attempt that ended then writes.

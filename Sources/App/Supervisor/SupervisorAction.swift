@@ -23,7 +23,7 @@ extension Supervisor {
         /// or `historyPruneFailed`.
         case pruneHistory(retentionTime: WallClockTime)
         /// Answered with `historyRedated` or `historyRedateFailed`.
-        case redateHistory(ClockSetting)
+        case redateHistory(ClockJump)
         /// At start (attempt 1) in place, later on a thread of its own: answered with
         /// `historyOpened` or `historyOpenFailed` when it ends.
         case openHistory(attempt: Int)

@@ -43,7 +43,7 @@ struct HistorySide {
         case let .redateHistory(setting):
             guard let store else { return nil }
             do {
-                return .historyRedated(rows: try store.redate(ClockJump(monotonic: setting.monotonic, from: setting.from, to: setting.to)))
+                return .historyRedated(rows: try store.redate(setting))
             } catch {
                 return .historyRedateFailed("\(error)")
             }

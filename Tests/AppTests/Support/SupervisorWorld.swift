@@ -45,7 +45,7 @@ struct SupervisorWorld {
     var pending: [HistoryRecord] = []
     var written: [HistoryRecord] = []
     var droppedTotal = 0
-    var redated: [ClockSetting] = []
+    var redated: [ClockJump] = []
     var prunes = 0
 
     // What the runner did.

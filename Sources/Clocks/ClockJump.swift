@@ -1,5 +1,3 @@
-import Clocks
-
 /// The wall clock stepped (the first network time sync after boot: a Raspberry Pi has no
 /// real-time clock and starts in 1970, or at fake-hwclock's last shutdown time).
 ///
