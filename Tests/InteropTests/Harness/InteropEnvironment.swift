@@ -33,6 +33,17 @@ enum InteropEnvironment {
         ProcessInfo.processInfo.environment["VIGIL_REQUIRE_INTEROP"] == "1"
     }
 
+    /// `VIGIL_INTEROP_CAP_SCALE=N` (a whole number, default 1) multiplies the cap of every run
+    /// that ends on the events it waits for (`VigilRun`'s `until`). The caps are sized for the
+    /// native binary; under qemu-user (`scripts/test --arm64`) every instruction of the binary
+    /// is translated and a run needs several times as long to reach the same events. A run
+    /// that proves something about a span of time keeps its span: only caps stretch.
+    static var capScale: Int {
+        guard let text = ProcessInfo.processInfo.environment["VIGIL_INTEROP_CAP_SCALE"], let scale = Int(text), scale >= 1
+        else { return 1 }
+        return scale
+    }
+
     /// The venv's python: `$VIGIL_BUMBLE_PYTHON`, else `<root>/.venv-bumble/bin/python`.
     static var pythonPath: URL {
         if let override = ProcessInfo.processInfo.environment["VIGIL_BUMBLE_PYTHON"], !override.isEmpty {

@@ -64,6 +64,8 @@ struct VigilRun {
         let rigLines = RigRecordStream(rig, since: rigStart)
         self.address = address
         self.rigStart = rigStart
+        // A cap (the run ends on its events) stretches under emulation; a span does not.
+        let seconds = stop == nil ? seconds : seconds * InteropEnvironment.capScale
         result = try VigilProcess().run(
             ["run"] + VigilProcess.hci(rig)
                 + ["--config", config.path, "--state-dir", state.url.path, "--events-json", "--seconds", "\(seconds)"],
