@@ -21,6 +21,11 @@ public struct Host: Sendable {
         /// How long to wait for the LE Connection Complete that follows a cancel. Bumble never
         /// sends it, so this bounds the wait.
         public var cancelTimeout: Duration = .seconds(2)
+        /// How long past a deadline the host waits for the owner to feed input still waiting
+        /// to be read (`handleDeadline(at:inputWaiting:)`): the answer a timeout gives up on
+        /// may be in it. Bounded, so a link that never stops talking cannot hold a timeout back
+        /// for ever.
+        public var backlogAllowance: Duration = .seconds(30)
         public var preferredMTU: UInt16 = 247
         public var connectionParameters = HCI.ConnectionParameters()
         public var scanInterval: UInt16 = 0x0060

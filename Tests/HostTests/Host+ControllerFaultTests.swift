@@ -63,6 +63,47 @@ import Testing
         #expect(host.nextDeadline.map { $0 > gattDeadline } ?? true, "still due: \(String(describing: host.nextDeadline))")
     }
 
+    /// A host behind on its input (a flood of notifications on a small board, or under
+    /// qemu-user) must not call the controller lost while the answer it waits for may be in
+    /// what it has not read: with input waiting, a due command waits, and the late Command
+    /// Complete (Core v5.4 Vol 4 Part E §7.7.14) is taken as the answer.
+    @Test func aCommandDueWhileInputIsWaitingWaitsForThatInput() throws {
+        var world = SimulatedWorld()
+        world.start()
+        world.controller.unansweredOpcodes = [HCI.LESetScanEnable.opcode]
+        world.startScanning(active: false)
+        var host = world.host
+        _ = host.takeOutputs()
+        let due = try #require(host.nextDeadline)
+        host.handleDeadline(at: due + .seconds(5), inputWaiting: true)
+        #expect(host.isReady)
+        // Command Complete for LE Set Scan Enable (0x200C), status success, read at last.
+        host.receive([0x04, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00], at: due + .seconds(6))
+        host.handleDeadline(at: due + .seconds(6))
+        #expect(host.isReady)
+        #expect(host.isScanning)
+        #expect(!host.takeOutputs().contains { if case .event(.controllerFailed) = $0 { true } else { false } })
+    }
+
+    /// The wait is bounded: input that never stops cannot hold a timeout back for ever.
+    @Test func aCommandDueWhileInputKeepsComingFailsAfterTheBacklogAllowance() throws {
+        var world = SimulatedWorld()
+        world.start()
+        world.controller.unansweredOpcodes = [HCI.LESetScanEnable.opcode]
+        world.startScanning(active: false)
+        var host = world.host
+        _ = host.takeOutputs()
+        let due = try #require(host.nextDeadline)
+        let allowance = host.configuration.backlogAllowance
+        host.handleDeadline(at: due + allowance - .milliseconds(1), inputWaiting: true)
+        #expect(host.isReady)
+        host.handleDeadline(at: due + allowance, inputWaiting: true)
+        #expect(!host.isReady)
+        #expect(host.takeOutputs().contains {
+            $0 == .event(.controllerFailed("controller did not answer LE Set Scan Enable (0x200c) within 3.0 seconds"))
+        })
+    }
+
     /// After a reopen the scanner reports every advertiser afresh: an unchanged advertisement
     /// from a peer seen before the controller failed must be heard again, or an owner that
     /// matches it by name never retries it (found with the real binary and Bumble).

@@ -47,8 +47,11 @@ extension Interop {
         @Test func aNotificationFloodDoesNotStarveTheLegitimateDevices() throws {
             let (rig, run) = try Self.run("flood", ["--attack-seconds", "5"], seconds: 12) { run in
                 guard let end = run.hostileRecords("flood-end").first else { return false }
+                // Caught up: a slower board (or the arm64 build under qemu-user) decodes the
+                // flood seconds after it was sent, and the strap's values queued behind it.
                 return run.legitimateDevicesServed(heartRate: 25) && run.heartRateSent(betweenHostile: "flood-end", and: nil) >= 5
                     && run.events(named: "reading", address: HostileRig.hostileAddress).count >= Self.counts(end)["measurements"] ?? 0
+                    && run.heartRateReadingsBehind() <= 1
                     && !run.events(named: "ignored-values", address: HostileRig.hostileAddress).isEmpty
             }
             defer { rig.stop() }

@@ -76,6 +76,7 @@ struct RunCommand: ParsableCommand {
         controller.stateDirectory = stateDirectory ?? configuration.storage.stateDirectory
         controller.logLevel = level.description
         for warning in configuration.warnings { logger.log(.warning, warning.formatted(file: config)) }
+        if let failure = Vigil.codePagesFailure { logger.log(.warning, failure) }
         let state = StateDirectory(path: controller.resolvedStateDirectory, logger: logger)
         let (devices, alarmDevices) = try Self.devices(of: configuration, file: config)
         if devices.isEmpty { logger.log(.warning, "no [[device]] in \(config): Vigil will only keep the controller up") }

@@ -137,11 +137,15 @@ final class HostRunner {
                     session.writable(event.fileDescriptor, host: &host, at: now)
                 }
             }
+            // Input found this turn may be only the first part of a backlog: until a turn finds
+            // the link quiet, the host's timeouts wait (its answer may be in what follows).
+            var inputWaiting = false
             if let link, link.hasPendingInput || ready.contains(where: { $0.fileDescriptor == link.fileDescriptor }) {
+                inputWaiting = true
                 readLink(link, session: &session, at: now)
             }
             if let d = link?.nextDeadline, now >= d { link?.handleDeadline(at: now); readLinkIfReady(session: &session, at: now) }
-            host.handleDeadline(at: now)
+            host.handleDeadline(at: now, inputWaiting: inputWaiting)
             if let d = session.nextDeadline, now >= d { session.handleDeadline(host: &host, at: now) }
             drain(&session, at: now)
             if let failure = snoop?.failure {

@@ -63,9 +63,8 @@ extension VigilRun {
     /// one, in order, every field (as `RunInteropTests` does for the HRM alone); the last sent
     /// value may still have been in flight when vigil stopped.
     func expectHeartRateOneForOne(minimum: Int, sourceLocation: SourceLocation = #_sourceLocation) {
-        let readings = events(named: "reading", address: HostileRig.heartRateAddress)
-            .filter { $0.string("kind") == "heart-rate" }
-        let sent = rigRecords.filter { $0.string("sent") == "hrm" }
+        let readings = heartRateReadings
+        let sent = heartRateSent
         #expect(readings.count >= minimum, "\(readings.count) legitimate readings\n\(diagnostics)", sourceLocation: sourceLocation)
         #expect((0...1).contains(sent.count - readings.count),
                 "rig sent \(sent.count), vigil reported \(readings.count) for the legitimate HRM\n\(diagnostics)",
@@ -79,6 +78,15 @@ extension VigilRun {
                     sourceLocation: sourceLocation)
         }
     }
+
+    /// The legitimate strap's readings, and the values the rig logged as sent.
+    var heartRateReadings: [JSONObject] {
+        events(named: "reading", address: HostileRig.heartRateAddress).filter { $0.string("kind") == "heart-rate" }
+    }
+    var heartRateSent: [JSONObject] { rigRecords.filter { $0.string("sent") == "hrm" } }
+
+    /// How many of the strap's values sent so far vigil has not reported yet.
+    func heartRateReadingsBehind() -> Int { heartRateSent.count - heartRateReadings.count }
 
     /// How many `{"sent":"hrm"}` lines the rig printed between its `{"hostile":from}` and
     /// `{"hostile":to}` lines (to nil: up to the end): legitimate values sent during, or after,
@@ -123,7 +131,7 @@ extension VigilRun {
     /// Dexcom's glucose and its urgent-low alarm: what `expectHeartRateOneForOne` and
     /// `expectDexcomOneForOne` look for.
     func legitimateDevicesServed(heartRate minimum: Int, dexcom: Bool = true) -> Bool {
-        events(named: "reading", address: HostileRig.heartRateAddress).filter { $0.string("kind") == "heart-rate" }.count > minimum
+        heartRateReadings.count > minimum
             && (!dexcom || (glucoseValues().contains { $0.address == HostileRig.dexcomAddress } && !alarmsRaised("urgent-low").isEmpty))
     }
 
