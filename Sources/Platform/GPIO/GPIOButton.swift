@@ -89,24 +89,27 @@ public final class GPIOButton {
     public func readEdges() throws(GPIOError) -> [GPIOEdge] {
         guard isRequested else { throw .lineReleased(chip: chip.name, offset: offset) }
         let capacity = Self.eventsPerRead * GPIOEdge.recordSize
-        return try withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 8) { (buffer) throws(GPIOError) -> [GPIOEdge] in
-            var edges: [GPIOEdge] = []
-            var reads = 0
-            while reads < Self.maximumReadsPerDrain {
-                let count = readDescriptor(lineDescriptor, buffer.baseAddress, capacity)
-                if count < 0 {
-                    let code = currentErrno
-                    if code == EINTR { continue }
-                    if code == EAGAIN || code == EWOULDBLOCK { break }
-                    throw .classify(errno: code, operation: "read(\(chip.name) line \(offset) events)", chip: chip.name, offset: offset)
-                }
-                reads += 1
-                edges += GPIOEdge.decode(records: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-                // A short read means the queue was empty: no need for one more read to hear EAGAIN.
-                if count < capacity { break }
+        var buffer = [UInt8](repeating: 0, count: capacity)
+        var edges: [GPIOEdge] = []
+        var reads = 0
+        while reads < Self.maximumReadsPerDrain {
+            // errno is taken at once, before anything else can change it: a failure is -errno.
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                let count = readDescriptor(lineDescriptor, bytes.baseAddress, capacity)
+                return count < 0 ? -Int(currentErrno) : count
             }
-            return edges
+            if count < 0 {
+                let code = Int32(-count)
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { break }
+                throw .classify(errno: code, operation: "read(\(chip.name) line \(offset) events)", chip: chip.name, offset: offset)
+            }
+            reads += 1
+            edges += buffer.withUnsafeBytes { GPIOEdge.decode(records: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            // A short read means the queue was empty: no need for one more read to hear EAGAIN.
+            if count < capacity { break }
         }
+        return edges
     }
 
     /// Gives the line back to the kernel (closing the request's descriptor releases it).
