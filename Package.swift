@@ -12,6 +12,8 @@ let strict: [SwiftSetting] = warningsAreErrors ? [.treatAllWarnings(as: .error)]
 // resident memory follows the size of the code, and advertising reports must still decode at
 // 5 M/s (scripts/release explains both figures).
 let small: [SwiftSetting] = strict + [.unsafeFlags(["-Osize"], .when(configuration: .release))]
+// The C shims' warnings, errors under CI like Swift's.
+let cWarnings: [CSetting] = warningsAreErrors ? [.unsafeFlags(["-Wall", "-Werror"])] : [.unsafeFlags(["-Wall"])]
 
 let package = Package(
     name: "vigil",
@@ -53,10 +55,10 @@ let package = Package(
             name: "App",
             dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Host", "Readings", "Transmitters", "Clocks", "Simulator", "Alarms"],
             swiftSettings: small),
-        .target(name: "CPlatform", cSettings: warningsAreErrors ? [.unsafeFlags(["-Wall", "-Werror"])] : [.unsafeFlags(["-Wall"])]),
-        // libgpiod v1 from the system (libgpiod-dev; scripts/install-deps installs it).
-        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
-        .target(name: "Platform", dependencies: ["CPlatform", "CGPIOD", "Clocks"], swiftSettings: small),
+        .target(name: "CPlatform", cSettings: cWarnings),
+        // The kernel's GPIO uAPI v2 ioctls (<linux/gpio.h> from linux-libc-dev; docs/gpio-uapi.md).
+        .target(name: "CGPIO", cSettings: cWarnings),
+        .target(name: "Platform", dependencies: ["CPlatform", "CGPIO", "Clocks"], swiftSettings: small),
         // SQLite 3 from the system (libsqlite3-dev; scripts/install-deps installs it).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The rolling history: readings, alarm events, calibrations and devices in SQLite.
@@ -92,7 +94,7 @@ let package = Package(
         .testTarget(name: "TransmittersTests", dependencies: ["Transmitters", "Simulator", "Readings", "Wire", "Bluetooth", "Clocks"], swiftSettings: strict),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Transmitters", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "AppTests", dependencies: ["App", "Alarms", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
-        .testTarget(name: "PlatformTests", dependencies: ["Platform", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform", "CGPIO", "Clocks"], swiftSettings: strict),
         .testTarget(name: "HistoryTests", dependencies: ["History", "Readings", "Alarms", "Clocks", "Platform", "App"], swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "Transmitters"], swiftSettings: strict),
         .testTarget(name: "InteropTests", dependencies: ["Platform", "HCI", "Wire", "History", "Readings", "Clocks"], swiftSettings: strict),

@@ -1,4 +1,3 @@
-import CGPIOD
 
 /// Which GPIO chips this machine has, without claiming any line: for `vigil` diagnostics, for
 /// `GPIOError.noChipFound`, and for tests that need a chip (and skip, saying so, without one).
@@ -20,10 +19,9 @@ public enum GPIOAvailability {
     /// listed by path alone.
     public static func chipInfos() -> [GPIOChipInfo] {
         chips().map { path in
-            guard let chip = gpiod_chip_open(path) else { return GPIOChipInfo(path: path) }
-            defer { gpiod_chip_close(chip) }
-            return GPIOChipInfo(path: path, label: gpiod_chip_label(chip).map { String(cString: $0) },
-                                lineCount: Int(gpiod_chip_num_lines(chip)))
+            guard case .success(let chip) = OpenedChip.open(path: path) else { return GPIOChipInfo(path: path) }
+            defer { closeDescriptor(chip.fileDescriptor) }
+            return GPIOChipInfo(path: path, label: chip.label, lineCount: chip.lineCount)
         }
     }
 }

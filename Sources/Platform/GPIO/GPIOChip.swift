@@ -3,19 +3,20 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CGPIOD
+import CGPIO
 import CPlatform
 
-/// An open GPIO chip (/dev/gpiochipN) through libgpiod v1, from which the buzzer, LED and button
-/// lines are requested.
+/// An open GPIO chip (/dev/gpiochipN), from which the buzzer, LED and button lines are requested.
 ///
-/// libgpiod 1.6 speaks the kernel's GPIO character-device uAPI v1 (GPIO_GET_LINEHANDLE_IOCTL,
-/// GPIO_GET_LINEEVENT_IOCTL; Linux Documentation/userspace-api/gpio/chardev_v1.rst), which
-/// Debian 12 and Raspberry Pi OS kernels build in (CONFIG_GPIO_CDEV_V1).
+/// Speaks the kernel's GPIO character-device uAPI v2 directly (GPIO_GET_CHIPINFO_IOCTL,
+/// GPIO_V2_GET_LINE_IOCTL; Linux Documentation/userspace-api/gpio/chardev.rst), which every
+/// kernel since 5.10 builds in with CONFIG_GPIO_CDEV; the deprecated v1 uAPI is off by default
+/// since Linux 7.1 (docs/gpio-uapi.md). No library sits in between: each request is one ioctl
+/// on the chip's descriptor and gives the line its own descriptor.
 ///
 /// Lines requested from a chip keep it alive. `close()` (and deinit, once no line refers to the
-/// chip any more) frees libgpiod's handle; closing switches every output still requested off
-/// before the kernel releases it, so a buzzer is never left sounding.
+/// chip any more) releases every line still requested, switching outputs off first so a buzzer
+/// is never left sounding, then closes the chip.
 /// Not thread-safe: use a chip and its lines from one thread at a time (a `ToneGenerator` owns
 /// its output; stop it before closing the chip).
 public final class GPIOChip {
@@ -28,51 +29,43 @@ public final class GPIOChip {
     /// Which of the selector's attempts found this chip, for the start-up log.
     public let openedBy: GPIOChipSelector.Attempt
 
-    /// libgpiod's `struct gpiod_chip *`; nil once closed.
-    private(set) var handle: OpaquePointer?
-    /// Outputs requested from this chip, so `close()` can switch them off first.
+    /// The chip's descriptor, for line requests and line info; -1 once closed.
+    private var chipDescriptor: Int32
+    /// Lines requested from this chip, so `close()` can release them (outputs switched off).
     private var outputs: [WeakOutput] = []
+    private var buttons: [WeakButton] = []
 
-    private init(handle: OpaquePointer, openedBy: GPIOChipSelector.Attempt) {
-        self.handle = handle
+    private init(_ opened: OpenedChip, openedBy: GPIOChipSelector.Attempt) {
+        chipDescriptor = opened.fileDescriptor
+        name = opened.name
+        label = opened.label
+        lineCount = opened.lineCount
         self.openedBy = openedBy
-        name = gpiod_chip_name(handle).map { String(cString: $0) } ?? "gpiochip?"
-        label = gpiod_chip_label(handle).map { String(cString: $0) } ?? ""
-        lineCount = Int(gpiod_chip_num_lines(handle))
     }
 
     deinit { close() }
+
+    /// Whether the chip is still open (its lines are usable only while it is).
+    var isOpen: Bool { chipDescriptor >= 0 }
 
     /// Opens the first chip `selector` finds (labels first, then names and paths).
     /// Throws `.noChipFound` listing every attempt and what exists under /dev, or
     /// `.permissionDenied` when a chip exists but may not be opened.
     public static func open(_ selector: GPIOChipSelector) throws(GPIOError) -> GPIOChip {
-        let (handle, attempt) = try selector.firstMatch(open: openWithLibgpiod)
-        return GPIOChip(handle: handle, openedBy: attempt)
+        let (opened, attempt) = try selector.firstMatch(open: OpenedChip.open)
+        return GPIOChip(opened, openedBy: attempt)
     }
 
-    /// The libgpiod call for each kind of attempt.
-    static func openWithLibgpiod(_ attempt: GPIOChipSelector.Attempt) -> Result<OpaquePointer, GPIOChipSelector.OpenFailure> {
-        let chip: OpaquePointer?
-        switch attempt {
-        case .label(let label): chip = gpiod_chip_open_by_label(label)
-        case .name(let name): chip = gpiod_chip_open_by_name(name)
-        case .path(let path): chip = gpiod_chip_open(path)
-        }
-        if let chip { return .success(chip) }
-        // libgpiod leaves errno 0 in rare paths (an iterator that found nothing); call that "not found".
-        let code = currentErrno
-        return .failure(.init(errno: code == 0 ? ENOENT : code))
-    }
-
-    /// Switches off every output still requested, then frees the chip (the kernel releases its
-    /// lines). Idempotent.
+    /// Releases every line still requested (outputs switched off first), then closes the chip.
+    /// Idempotent.
     public func close() {
-        guard let handle else { return }
-        for output in outputs { output.value?.switchOffBeforeChipCloses() }
+        guard isOpen else { return }
+        for output in outputs { output.value?.release() }
+        for button in buttons { button.value?.release() }
         outputs.removeAll()
-        gpiod_chip_close(handle)
-        self.handle = nil
+        buttons.removeAll()
+        closeDescriptor(chipDescriptor)
+        chipDescriptor = -1
     }
 
     /// Requests line `offset` as an output driven by Vigil (buzzer, LED).
@@ -81,12 +74,9 @@ public final class GPIOChip {
     /// or a low-side switch that conducts on low). `initiallyOn` is the level set atomically with
     /// the request, so the line never glitches the other way first.
     public func requestOutput(offset: Int, consumer: String, activeLow: Bool, initiallyOn: Bool) throws(GPIOError) -> GPIOOutput {
-        let line = try line(at: offset)
-        let flags = activeLow ? Int32(GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW) : 0
-        if gpiod_line_request_output_flags(line, consumer, flags, initiallyOn ? 1 : 0) != 0 {
-            throw requestFailure(line: line, offset: offset, call: "gpiod_line_request_output_flags", consumer: consumer)
-        }
-        let output = GPIOOutput(chip: self, line: line, offset: offset, isOn: initiallyOn)
+        let descriptor = try requestLine(offset: offset, consumer: consumer,
+                                         settings: .output(activeLow: activeLow, initiallyOn: initiallyOn))
+        let output = GPIOOutput(chip: self, offset: offset, lineDescriptor: descriptor, isOn: initiallyOn)
         outputs.removeAll { $0.value == nil }
         outputs.append(WeakOutput(value: output))
         return output
@@ -96,54 +86,119 @@ public final class GPIOChip {
     ///
     /// `activeLow`: pressed pulls the pin low (a button to ground with a pull-up, the usual
     /// wiring); the kernel then reports "pressed" as the logical value 1 and as a rising edge.
-    /// `pullUp` asks the pin controller for its internal pull-up (kernel 5.5 or later; the
-    /// Raspberry Pi's is about 50 kOhm).
+    /// `pullUp` asks the pin controller for its internal pull-up (the Raspberry Pi's is about
+    /// 50 kOhm); without it the bias is left as it is.
     public func requestButton(offset: Int, consumer: String, activeLow: Bool, pullUp: Bool) throws(GPIOError) -> GPIOButton {
-        let line = try line(at: offset)
-        var flags: Int32 = 0
-        if activeLow { flags |= Int32(GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW) }
-        if pullUp { flags |= Int32(GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP) }
-        if gpiod_line_request_both_edges_events_flags(line, consumer, flags) != 0 {
-            throw requestFailure(line: line, offset: offset, call: "gpiod_line_request_both_edges_events_flags", consumer: consumer)
-        }
-        let fd = gpiod_line_event_get_fd(line)
-        guard fd >= 0 else {
-            let code = currentErrno
-            gpiod_line_release(line)
-            throw .system(operation: "gpiod_line_event_get_fd(\(name) line \(offset))", errno: code == 0 ? EBADF : code)
-        }
+        let descriptor = try requestLine(offset: offset, consumer: consumer, settings: .button(activeLow: activeLow, pullUp: pullUp))
         // Edge events arrive on the event loop through poll(2); a read must never block it.
-        guard vigil_set_nonblocking(fd) == 0 else {
+        guard vigil_set_nonblocking(descriptor) == 0 else {
             let code = currentErrno
-            gpiod_line_release(line)
+            closeDescriptor(descriptor)
             throw .system(operation: "fcntl(\(name) line \(offset) events, O_NONBLOCK)", errno: code)
         }
-        return GPIOButton(chip: self, line: line, offset: offset, fileDescriptor: fd)
+        let button = GPIOButton(chip: self, offset: offset, lineDescriptor: descriptor)
+        buttons.removeAll { $0.value == nil }
+        buttons.append(WeakButton(value: button))
+        return button
     }
 
-    /// libgpiod's line object for `offset`, checked against the chip's size first (libgpiod
-    /// would only say EINVAL).
-    private func line(at offset: Int) throws(GPIOError) -> OpaquePointer {
-        guard let handle else { throw .lineReleased(chip: name, offset: offset) }
+    /// GPIO_V2_GET_LINE_IOCTL for one line; the request's descriptor. The offset is checked
+    /// against the chip's size first (the kernel would only say EINVAL).
+    private func requestLine(offset: Int, consumer: String, settings: GPIOLineSettings) throws(GPIOError) -> Int32 {
+        guard isOpen else { throw .lineReleased(chip: name, offset: offset) }
         guard (0..<lineCount).contains(offset) else {
             throw .lineOutOfRange(chip: name, offset: offset, lineCount: lineCount)
         }
-        guard let line = gpiod_chip_get_line(handle, UInt32(offset)) else {
-            throw .classify(errno: currentErrno, operation: "gpiod_chip_get_line(\(name), \(offset))")
+        var request = settings.request(offset: offset, consumer: consumer)
+        let descriptor = vigil_gpio_get_line(chipDescriptor, &request)
+        guard descriptor >= 0 else {
+            throw .classify(errno: -descriptor, operation: "GPIO_V2_GET_LINE_IOCTL(\(name) line \(offset), \"\(consumer)\")",
+                            chip: name, offset: offset) { self.consumer(ofLine: offset) }
         }
-        return line
+        return descriptor
     }
 
-    private func requestFailure(line: OpaquePointer, offset: Int, call: String, consumer: String) -> GPIOError {
-        let code = currentErrno
-        return .classify(errno: code, operation: "\(call)(\(name) line \(offset), \"\(consumer)\")", chip: name, offset: offset) {
-            // The line info libgpiod cached may predate the other holder's request: refresh it.
-            guard gpiod_line_update(line) == 0, let holder = gpiod_line_consumer(line) else { return nil }
-            return String(cString: holder)
+    /// Who holds line `offset` now, from GPIO_V2_GET_LINEINFO_IOCTL (asked after the request
+    /// failed, so it names the current holder); nil when the kernel did not say.
+    func consumer(ofLine offset: Int) -> String? {
+        var info = gpio_v2_line_info()
+        guard vigil_gpio_line_info(chipDescriptor, UInt32(offset), &info) == 0 else { return nil }
+        let holder = String(nulTerminated: info.consumer)
+        return holder.isEmpty ? nil : holder
+    }
+}
+
+/// A chip's descriptor with what GPIO_GET_CHIPINFO_IOCTL said about it: the handle
+/// `GPIOChipSelector.firstMatch` looks for.
+struct OpenedChip {
+    var fileDescriptor: Int32
+    var name: String
+    var label: String
+    var lineCount: Int
+
+    /// One attempt of a selector: a path or name is opened; a label is looked for among every
+    /// chip (labels need not be unique: the first in numeric order wins).
+    static func open(_ attempt: GPIOChipSelector.Attempt) -> Result<OpenedChip, GPIOChipSelector.OpenFailure> {
+        switch attempt {
+        case .path(let path): return open(path: path)
+        case .name(let name): return open(path: "/dev/" + name)
+        case .label(let label): return open(label: label)
+        }
+    }
+
+    /// The chip at `path`, or the errno: ENOENT when nothing is there, ENOTTY when it is not a
+    /// GPIO chip (not a character device, or one that does not answer GPIO_GET_CHIPINFO_IOCTL).
+    static func open(path: String) -> Result<OpenedChip, GPIOChipSelector.OpenFailure> {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return .failure(.init(errno: currentErrno)) }
+        // Checked before opening: opening some other device (a serial port) has side effects.
+        guard (status.st_mode & S_IFMT) == S_IFCHR else { return .failure(.init(errno: ENOTTY)) }
+        let fd = vigil_open(path, O_RDWR | O_CLOEXEC | O_NOCTTY, 0)
+        guard fd >= 0 else { return .failure(.init(errno: currentErrno)) }
+        var info = gpiochip_info()
+        let result = vigil_gpio_chip_info(fd, &info)
+        guard result == 0 else {
+            closeDescriptor(fd)
+            // A driver that checks its ioctl numbers says EINVAL; either way it is not a GPIO chip.
+            return .failure(.init(errno: result == -EINVAL ? ENOTTY : -result))
+        }
+        return .success(OpenedChip(fileDescriptor: fd, name: String(nulTerminated: info.name),
+                                   label: String(nulTerminated: info.label), lineCount: Int(info.lines)))
+    }
+
+    /// The first chip under /dev labelled `label`. ENOENT when none is; EACCES (or EPERM) when
+    /// none is among the chips that could be opened and one could not be for permissions: the
+    /// chip we may not open is probably the one meant.
+    static func open(label: String) -> Result<OpenedChip, GPIOChipSelector.OpenFailure> {
+        var denied: Int32?
+        for path in GPIOAvailability.chips() {
+            switch open(path: path) {
+            case .success(let chip) where chip.label == label:
+                return .success(chip)
+            case .success(let chip):
+                closeDescriptor(chip.fileDescriptor)
+            case .failure(let failure):
+                if failure.errno == EACCES || failure.errno == EPERM { denied = denied ?? failure.errno }
+            }
+        }
+        return .failure(.init(errno: denied ?? ENOENT))
+    }
+}
+
+extension String {
+    /// A fixed-size C `char` array of a kernel structure (imported as a tuple), up to its first
+    /// NUL byte. The kernel terminates its strings, but a full array is read whole all the same.
+    init<Characters>(nulTerminated characters: Characters) {
+        self = withUnsafeBytes(of: characters) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
     }
 }
 
 private struct WeakOutput {
     weak var value: GPIOOutput?
+}
+
+private struct WeakButton {
+    weak var value: GPIOButton?
 }

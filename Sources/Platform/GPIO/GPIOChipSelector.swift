@@ -25,11 +25,11 @@ public struct GPIOChipSelector: Equatable, Sendable {
 
     /// One way of opening a chip.
     public enum Attempt: Equatable, Sendable, CustomStringConvertible {
-        /// By the kernel's label: libgpiod opens every chip and compares (`gpiod_chip_open_by_label`).
+        /// By the kernel's label: every chip under /dev is opened and its label compared.
         case label(String)
-        /// By device name, /dev/<name> (`gpiod_chip_open_by_name`).
+        /// By device name, /dev/<name>.
         case name(String)
-        /// By device path (`gpiod_chip_open`).
+        /// By device path.
         case path(String)
 
         /// How a candidate string is read: see `candidates`.
@@ -78,9 +78,10 @@ public struct GPIOChipSelector: Equatable, Sendable {
     /// Makes the attempts in order with `open` and returns the first handle it gives.
     ///
     /// Generic over the handle so the order can be tested with a fake opener; `GPIOChip.open`
-    /// passes libgpiod. When every attempt fails: a permission problem on any of them wins (it is
-    /// the one a person can fix, and a chip we may not open is probably the right one); otherwise
-    /// `.noChipFound` lists every attempt and, from `present`, what does exist.
+    /// passes the kernel's (`OpenedChip.open`). When every attempt fails: a permission problem
+    /// on any of them wins (it is the one a person can fix, and a chip we may not open is
+    /// probably the right one); otherwise `.noChipFound` lists every attempt and, from
+    /// `present`, what does exist.
     public func firstMatch<Handle>(
         open: (Attempt) -> Result<Handle, OpenFailure>,
         present: () -> [GPIOChipInfo] = GPIOAvailability.chipInfos

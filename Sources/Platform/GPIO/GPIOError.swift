@@ -7,8 +7,8 @@ import Musl
 /// Why a GPIO chip or line could not be used, worded for the person at the bedside who wired the
 /// buzzer, LED and button: each case says what was asked for, what the kernel said, and what to do.
 ///
-/// Errors come from libgpiod v1 (1.6.x, the character-device API of Linux
-/// Documentation/userspace-api/gpio/chardev_v1.rst), which reports failures through errno.
+/// Errors come from the kernel's GPIO character-device uAPI v2 (Linux
+/// Documentation/userspace-api/gpio/chardev.rst; docs/gpio-uapi.md), as errno values.
 public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// None of the selector's candidates opened. `tried` lists every attempt in order with why it
     /// failed; `present` is what exists under /dev (empty: "no /dev/gpiochip* on this machine").
@@ -16,7 +16,7 @@ public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The board profile names a line the chip does not have.
     case lineOutOfRange(chip: String, offset: Int, lineCount: Int)
     /// EBUSY: someone else holds the line. `consumer` is the name they requested it under
-    /// (`gpiod_line_consumer`), nil when the kernel did not say.
+    /// (GPIO_V2_GET_LINEINFO_IOCTL's `consumer`), nil when the kernel did not say.
     case lineBusy(chip: String, offset: Int, consumer: String?)
     /// EACCES or EPERM on `operation` (the /dev/gpiochip* node is root:gpio 0660 on Raspberry Pi OS).
     case permissionDenied(operation: String, errno: Int32)
@@ -107,7 +107,7 @@ public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
 /// One way of finding a chip that did not work, as reported in `GPIOError.noChipFound`.
 public struct GPIOChipAttemptFailure: Equatable, Sendable, CustomStringConvertible {
     public var attempt: GPIOChipSelector.Attempt
-    /// The errno libgpiod left (ENOENT: nothing by that name, path or label).
+    /// Why the kernel refused (ENOENT: nothing by that name, path or label; ENOTTY: not a GPIO chip).
     public var errno: Int32
 
     public init(attempt: GPIOChipSelector.Attempt, errno: Int32) {

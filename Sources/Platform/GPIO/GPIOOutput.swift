@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CGPIOD
+import CGPIO
 
 /// A requested output line (buzzer, LED), from `GPIOChip.requestOutput`.
 ///
@@ -13,64 +13,57 @@ import CGPIOD
 /// the line when it closes the request's descriptor at exit, at whatever level it had; so the
 /// owner catches SIGTERM (SignalWatcher) and calls `release()` before exiting.
 public final class GPIOOutput {
-    /// The chip is kept alive as long as the line: libgpiod frees line objects with their chip.
+    /// Kept alive as long as the line: closing the chip releases its lines.
     public let chip: GPIOChip
     public let offset: Int
     /// The last level set (logical: "on" honours active-low).
     public private(set) var isOn: Bool
-    /// libgpiod's `struct gpiod_line *`; nil once released.
-    private var line: OpaquePointer?
+    /// The line request's descriptor from GPIO_V2_GET_LINE_IOCTL; -1 once released.
+    private var lineDescriptor: Int32
 
-    init(chip: GPIOChip, line: OpaquePointer, offset: Int, isOn: Bool) {
+    init(chip: GPIOChip, offset: Int, lineDescriptor: Int32, isOn: Bool) {
         self.chip = chip
-        self.line = line
         self.offset = offset
+        self.lineDescriptor = lineDescriptor
         self.isOn = isOn
     }
 
     deinit { release() }
 
     /// Whether the line is still requested.
-    public var isRequested: Bool { line != nil && chip.handle != nil }
+    public var isRequested: Bool { lineDescriptor >= 0 && chip.isOpen }
 
-    /// Drives the line on or off (`gpiod_line_set_value`, one ioctl).
+    /// Drives the line on or off (GPIO_V2_LINE_SET_VALUES_IOCTL, one ioctl).
     public func set(_ on: Bool) throws(GPIOError) {
-        guard let line, chip.handle != nil else { throw .lineReleased(chip: chip.name, offset: offset) }
-        guard gpiod_line_set_value(line, on ? 1 : 0) == 0 else {
-            throw .classify(errno: currentErrno, operation: "gpiod_line_set_value(\(chip.name) line \(offset), \(on ? 1 : 0))",
+        guard isRequested else { throw .lineReleased(chip: chip.name, offset: offset) }
+        let result = vigil_gpio_set_value(lineDescriptor, on ? 1 : 0)
+        guard result == 0 else {
+            throw .classify(errno: -result, operation: "GPIO_V2_LINE_SET_VALUES_IOCTL(\(chip.name) line \(offset), \(on ? 1 : 0))",
                             chip: chip.name, offset: offset)
         }
         isOn = on
     }
 
-    /// The level the kernel reports for the line (`gpiod_line_get_value`, logical), to check a write.
+    /// The level the kernel reports for the line (GPIO_V2_LINE_GET_VALUES_IOCTL, logical), to
+    /// check a write.
     public func readBack() throws(GPIOError) -> Bool {
-        guard let line, chip.handle != nil else { throw .lineReleased(chip: chip.name, offset: offset) }
-        let value = gpiod_line_get_value(line)
+        guard isRequested else { throw .lineReleased(chip: chip.name, offset: offset) }
+        let value = vigil_gpio_get_value(lineDescriptor)
         guard value >= 0 else {
-            throw .classify(errno: currentErrno, operation: "gpiod_line_get_value(\(chip.name) line \(offset))",
+            throw .classify(errno: -value, operation: "GPIO_V2_LINE_GET_VALUES_IOCTL(\(chip.name) line \(offset))",
                             chip: chip.name, offset: offset)
         }
         return value != 0
     }
 
-    /// Switches the line off and gives it back to the kernel. Idempotent.
+    /// Switches the line off and gives it back to the kernel (closing the request's
+    /// descriptor releases it). Idempotent; the chip calls it when it closes.
     public func release() {
-        guard let line else { return }
-        self.line = nil
-        // The chip may already be closed, in which case libgpiod released (and freed) the line.
-        guard chip.handle != nil else { return }
+        guard lineDescriptor >= 0 else { return }
         // Best effort: if the write fails the line is released anyway, and there is nobody to tell.
-        _ = gpiod_line_set_value(line, 0)
+        _ = vigil_gpio_set_value(lineDescriptor, 0)
         isOn = false
-        gpiod_line_release(line)
-    }
-
-    /// Called by the chip just before `gpiod_chip_close` releases the line.
-    func switchOffBeforeChipCloses() {
-        guard let line else { return }
-        _ = gpiod_line_set_value(line, 0)
-        isOn = false
-        self.line = nil
+        closeDescriptor(lineDescriptor)
+        lineDescriptor = -1
     }
 }

@@ -1,7 +1,7 @@
 import Clocks
 import Glibc
 import Testing
-import Platform
+@testable import Platform
 
 /// Button lines on the kernel's GPIO simulator: the test presses the button by pulling the
 /// simulated pin low (sim_gpioN/pull), as a button to ground does against the pull-up, and the
@@ -127,5 +127,33 @@ struct GPIOButtonTests {
             let again = try other.requestButton(offset: Self.offset, consumer: "vigil-test-again", activeLow: true, pullUp: true)
             #expect(again.isRequested)
         }
+    }
+}
+
+/// The event records the kernel writes to a line request's descriptor, decoded without a chip:
+/// `struct gpio_v2_line_event` is 48 bytes, the CLOCK_MONOTONIC timestamp in the first eight,
+/// the edge's id (1 rising, 2 falling) in the next four, then the offset and two sequence numbers.
+@Suite struct GPIOEdgeDecodingTests {
+    /// One record laid out as x86_64 and arm64 kernels write it (little-endian).
+    static func record(timestamp: UInt64, id: UInt32, offset: UInt32 = 22, seqno: UInt32 = 1) -> [UInt8] {
+        func bytes<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        return bytes(timestamp) + bytes(id) + bytes(offset) + bytes(seqno) + bytes(seqno) + [UInt8](repeating: 0, count: 24)
+    }
+
+    @Test func recordsDecodeToEdgesInOrder() {
+        #expect(GPIOEdge.recordSize == 48)
+        let bytes = Self.record(timestamp: 1_234_567_890_123, id: 1) + Self.record(timestamp: 1_234_600_000_000, id: 2, seqno: 2)
+        #expect(bytes.withUnsafeBytes(GPIOEdge.decode(records:)) == [
+            GPIOEdge(pressed: true, kernelTimestampNanoseconds: 1_234_567_890_123),
+            GPIOEdge(pressed: false, kernelTimestampNanoseconds: 1_234_600_000_000),
+        ])
+    }
+
+    /// An id the uAPI does not define is skipped, not taken for a release; a fragment shorter
+    /// than a record (which the kernel never writes) is ignored.
+    @Test func unknownIdsAndFragmentsAreSkipped() {
+        let bytes = Self.record(timestamp: 5, id: 3) + Self.record(timestamp: 6, id: 2) + Array(Self.record(timestamp: 7, id: 1).prefix(40))
+        #expect(bytes.withUnsafeBytes(GPIOEdge.decode(records:)) == [GPIOEdge(pressed: false, kernelTimestampNanoseconds: 6)])
+        #expect([UInt8]().withUnsafeBytes(GPIOEdge.decode(records:)) == [])
     }
 }

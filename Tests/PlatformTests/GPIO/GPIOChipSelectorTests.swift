@@ -2,7 +2,7 @@ import Glibc
 import Testing
 import Platform
 
-/// The selector's order and reporting, with a fake opener standing in for libgpiod.
+/// The selector's order and reporting, with a fake opener standing in for the kernel.
 @Suite struct GPIOChipSelectorTests {
     @Test(arguments: [
         ("/dev/gpiochip4", GPIOChipSelector.Attempt.path("/dev/gpiochip4")),

@@ -1,9 +1,9 @@
 import Glibc
 import Testing
-import Platform
+@testable import Platform
 
 @Suite struct GPIOChipTests {
-    /// Through real libgpiod: names and labels that exist nowhere, each reported.
+    /// Through the kernel: names and labels that exist nowhere, each reported.
     @Test func missingChipNamesEveryCandidateTried() {
         let selector = GPIOChipSelector(candidates: ["gpiochip999", "/dev/gpiochip998"], label: "vigil-test-no-such-label")
         do {
@@ -19,6 +19,33 @@ import Platform
             #expect(error.description.contains("/dev/gpiochip999 (does not exist)"))
             #expect(error.description.contains("/dev/gpiochip998 (does not exist)"))
         }
+    }
+
+    /// A path to something that is not a GPIO chip is refused as such before anything else
+    /// happens: a regular file and a directory by their type, a character device that is not
+    /// a chip (/dev/null) by its answer to GPIO_GET_CHIPINFO_IOCTL.
+    @Test func pathsThatAreNotChipsAreSaidToBeNotChips() throws {
+        try withTemporaryDirectory { directory in
+            let file = directory + "/gpiochip0"
+            let fd = open(file, O_CREAT | O_WRONLY, 0o600)
+            #expect(fd >= 0)
+            close(fd)
+            for path in [file, directory, "/dev/null"] {
+                #expect(throws: GPIOError.noChipFound(tried: [GPIOChipAttemptFailure(attempt: .path(path), errno: ENOTTY)],
+                                                      present: GPIOAvailability.chipInfos())) {
+                    try GPIOChip.open(GPIOChipSelector(candidates: [path]))
+                }
+                #expect(GPIOChipAttemptFailure(attempt: .path(path), errno: ENOTTY).description == "\(path) (not a GPIO chip)")
+            }
+        }
+    }
+
+    /// The kernel's fixed-size names: up to the first NUL, or the whole array when it has none.
+    @Test func kernelNamesEndAtTheirFirstNul() {
+        let name: (CChar, CChar, CChar, CChar) = (0x72, 0x70, 0x00, 0x31)
+        #expect(String(nulTerminated: name) == "rp")
+        let full: (CChar, CChar, CChar) = (0x72, 0x70, 0x31)
+        #expect(String(nulTerminated: full) == "rp1")
     }
 
     @Test(.enabled(if: GPIOAvailability.chips().isEmpty, "this machine has GPIO chips"))
@@ -75,8 +102,8 @@ import Platform
         }
     }
 
-    /// A line held through another open of the chip (so the kernel, not libgpiod, refuses it)
-    /// is reported as busy with the holder's consumer name.
+    /// A line held through another open of the chip is reported as busy with the holder's
+    /// consumer name, which GPIO_V2_GET_LINEINFO_IOCTL reads after the refusal.
     @Test(.enabled(if: SimulatedGPIOChip.isAvailable, "no gpio-sim chip on this machine (needs configfs gpio-sim)"))
     func busyLineNamesTheHolder() throws {
         try SimulatedGPIOChip.withExclusiveUse { sim in
@@ -86,7 +113,7 @@ import Platform
             let busy = GPIOError.lineBusy(chip: sim.name, offset: 0, consumer: "vigil-test-holder")
             #expect(throws: busy) { try other.requestButton(offset: 0, consumer: "vigil-test-second", activeLow: true, pullUp: true) }
             #expect(throws: busy) { try other.requestOutput(offset: 0, consumer: "vigil-test-second", activeLow: false, initiallyOn: false) }
-            // The same chip object: libgpiod itself refuses, and still names the holder.
+            // The same chip object: each request is its own, so the kernel refuses this one too.
             #expect(throws: busy) { try holderChip.requestOutput(offset: 0, consumer: "vigil-test-again", activeLow: false, initiallyOn: false) }
 
             held.release()

@@ -68,9 +68,9 @@ import Platform
     }
 
     @Test func otherErrnoNamesTheCall() {
-        let error = GPIOError.system(operation: "gpiod_line_set_value(gpiochip0 line 18, 1)", errno: EIO)
+        let error = GPIOError.system(operation: "GPIO_V2_LINE_SET_VALUES_IOCTL(gpiochip0 line 18, 1)", errno: EIO)
         #expect(error.errno == EIO)
-        #expect(error.description == "gpiod_line_set_value(gpiochip0 line 18, 1) failed: Input/output error (EIO)")
+        #expect(error.description == "GPIO_V2_LINE_SET_VALUES_IOCTL(gpiochip0 line 18, 1) failed: Input/output error (EIO)")
     }
 
     @Test func releasedAndInvalidArgumentRead() {

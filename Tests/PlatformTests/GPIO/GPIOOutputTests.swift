@@ -2,7 +2,7 @@ import Glibc
 import Testing
 import Platform
 
-/// Output lines on the kernel's GPIO simulator, read back both through libgpiod and through
+/// Output lines on the kernel's GPIO simulator, read back both through the v2 uAPI and through
 /// gpio-sim's own view of the pin (sim_gpioN/value: the physical level).
 @Suite(.enabled(if: SimulatedGPIOChip.isAvailable, "no gpio-sim chip on this machine (needs configfs gpio-sim)"))
 struct GPIOOutputTests {
@@ -59,7 +59,7 @@ struct GPIOOutputTests {
             #expect(throws: GPIOError.lineReleased(chip: sim.name, offset: 0)) { try output.set(true) }
             #expect(throws: GPIOError.lineReleased(chip: sim.name, offset: 0)) { try output.readBack() }
 
-            // Released for real: another open of the chip (the kernel's check, not libgpiod's) may take it.
+            // Released for real: another open of the chip may take it.
             let other = try GPIOChip.open(GPIOChipSelector(candidates: [sim.path]))
             let next = try other.requestOutput(offset: 0, consumer: "vigil-test-next", activeLow: false, initiallyOn: false)
             #expect(next.isRequested)

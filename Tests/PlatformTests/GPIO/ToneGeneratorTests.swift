@@ -33,7 +33,7 @@ final class LevelRecorder: Sendable {
                 state.level = on
                 return false
             }
-            if fail { throw GPIOError.system(operation: "gpiod_line_set_value(test)", errno: EIO) }
+            if fail { throw GPIOError.system(operation: "GPIO_V2_LINE_SET_VALUES_IOCTL(test)", errno: EIO) }
         }
     }
 
@@ -142,7 +142,7 @@ final class LevelRecorder: Sendable {
         let recorder = LevelRecorder(failOnWrite: 4)
         let generator = ToneGenerator(setLevel: recorder.setLevel)
         try generator.play(hertz: 1000)
-        let error = GPIOError.system(operation: "gpiod_line_set_value(test)", errno: EIO)
+        let error = GPIOError.system(operation: "GPIO_V2_LINE_SET_VALUES_IOCTL(test)", errno: EIO)
         #expect(eventually { generator.failure == error })
         #expect(eventually { recorder.level == false })
         let afterFailure = recorder.writes
@@ -163,7 +163,7 @@ final class LevelRecorder: Sendable {
     @Test func aLineThatStaysBrokenStaysFailingAcrossBursts() throws {
         let recorder = LevelRecorder(failFrom: 3)
         let generator = ToneGenerator(setLevel: recorder.setLevel)
-        let error = GPIOError.system(operation: "gpiod_line_set_value(test)", errno: EIO)
+        let error = GPIOError.system(operation: "GPIO_V2_LINE_SET_VALUES_IOCTL(test)", errno: EIO)
         for _ in 0..<3 {
             try generator.play(hertz: 1000)
             #expect(eventually { generator.failure == error })

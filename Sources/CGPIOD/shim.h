@@ -1,2 +1,0 @@
-// Pulls in the system's libgpiod v1 header (Debian: libgpiod-dev).
-#include <gpiod.h>
