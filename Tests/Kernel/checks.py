@@ -600,8 +600,9 @@ class GPIO:
         # wall clock: they touch no kernel interface, pass on the host, and fail under TCG's
         # emulated CPU (a 2.7 kHz tone on a CPU tens of times slower), so they are not run here.
         if self.args.arch != "x86_64":
-            self.report.line("SKIP", "gpio.platform-tests", f"no test bundle for {self.args.arch}: swift-testing "
-                                                           "cannot be cross-built (the SDK has no aarch64 Testing module)")
+            self.report.line("SKIP", "gpio.platform-tests", f"no test bundle for {self.args.arch}: the arm64 SDK's "
+                                                           "Swift runtime (Debian's static one) has neither Testing nor "
+                                                           "XCTest, so the platform tests cannot be cross-built")
             return
         binary = os.path.join(self.args.repo, ".build/debug/vigilPackageTests.xctest")
         started = time.monotonic()
