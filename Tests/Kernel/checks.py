@@ -186,7 +186,8 @@ def hci_down(index: int) -> None:
 
 
 class ResidentMemory:
-    """A process's resident set from /proc/PID/status (VmRSS now, VmHWM its peak), sampled."""
+    """A process's resident set from /proc/PID/status (VmRSS now, VmHWM its peak, and the last
+    sample's split into anonymous memory and file pages, i.e. mostly the executable's code)."""
 
     def __init__(self, pid: int) -> None:
         self.path = f"/proc/{pid}/status"
@@ -194,16 +195,19 @@ class ResidentMemory:
         self.max_rss = 0
         self.last_rss = 0
         self.hwm = 0
+        self.anon = 0
+        self.file = 0
 
     def sample(self) -> None:
         try:
             with open(self.path) as handle:
                 fields = dict(line.split(":", 1) for line in handle if ":" in line)
-            rss, hwm = (int(fields[name].split()[0]) * 1024 for name in ("VmRSS", "VmHWM"))
+            rss, hwm, anon, file = (int(fields[name].split()[0]) * 1024
+                                    for name in ("VmRSS", "VmHWM", "RssAnon", "RssFile"))
         except (OSError, KeyError, ValueError):
             return  # exited between two samples (a zombie has no VmRSS)
         self.samples += 1
-        self.last_rss = rss
+        self.last_rss, self.anon, self.file = rss, anon, file
         self.max_rss = max(self.max_rss, rss)
         self.hwm = max(self.hwm, hwm)
 
@@ -348,13 +352,18 @@ class Bluetooth:
             self.report.line("FAIL", "bt.memory", "no sample of vigil run's memory while readings flowed")
             return
         mib = 1024 * 1024
+        figures = (f"VmRSS {memory.max_rss / mib:.2f} MiB at most over {memory.samples} samples of /proc/PID/status "
+                   f"(last {memory.last_rss / mib:.2f} MiB: RssAnon {memory.anon / mib:.2f}, RssFile "
+                   f"{memory.file / mib:.2f}), VmHWM {memory.hwm / mib:.2f} MiB; goal under {RESIDENT_GOAL_MIB} MiB")
+        if "/.build/debug/" in self.vigil:
+            # Unoptimised and linked against the toolchain's shared libraries: not the appliance.
+            self.report.line("SKIP", "bt.memory", f"{self.vigil} is a debug build, not held to the goal "
+                                                  f"(--binary out/vigil measures the release one): {figures}")
+            return
         self.report.check(
             "bt.memory", memory.max_rss < RESIDENT_GOAL_MIB * mib,
-            f"vigil run with the heart-rate rig connected ({readings} readings): VmRSS {memory.max_rss / mib:.2f} MiB "
-            f"at most over {memory.samples} samples of /proc/PID/status (last {memory.last_rss / mib:.2f} MiB), "
-            f"VmHWM {memory.hwm / mib:.2f} MiB; goal under {RESIDENT_GOAL_MIB} MiB",
-            f"VmRSS reached {memory.max_rss / mib:.2f} MiB (VmHWM {memory.hwm / mib:.2f} MiB), over the "
-            f"{RESIDENT_GOAL_MIB} MiB goal")
+            f"vigil run with the heart-rate rig connected ({readings} readings): {figures}",
+            f"over the goal, with the heart-rate rig connected ({readings} readings): {figures}")
 
     def controller_lost(self, rig: Child, device: str) -> Child | None:
         report = self.report
