@@ -45,6 +45,8 @@ HCI_UP = 1 << 0  # hdev->flags bit HCI_UP (include/net/bluetooth/hci.h)
 LOST_ALARM = "fault:controller-lost"
 RIG_ADDRESS = "C2:11:22:33:44:55"
 RIG_NAME = "Vigil HRM"
+# What `vigil run` may keep resident on a Pi Zero 2 W (512 MB shared with the GPU and the OS).
+RESIDENT_GOAL_MIB = 10
 
 
 class Report:
@@ -96,8 +98,10 @@ class Child:
         self.lines: list[tuple[float, str]] = []
         self.errors: list[tuple[float, str]] = []
         self.lock = threading.Lock()
-        threading.Thread(target=self._pump, args=(self.process.stdout, self.lines), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.process.stderr, self.errors), daemon=True).start()
+        self.pumps = [threading.Thread(target=self._pump, args=(stream, into), daemon=True)
+                      for stream, into in ((self.process.stdout, self.lines), (self.process.stderr, self.errors))]
+        for pump in self.pumps:
+            pump.start()
 
     def _pump(self, stream, into: list) -> None:
         for line in stream:
@@ -128,6 +132,11 @@ class Child:
 
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def drained(self, timeout: float = 10.0) -> None:
+        """After the process exited: waits until its last lines are collected."""
+        for pump in self.pumps:
+            pump.join(timeout)
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 10.0) -> int | None:
         if self.alive():
@@ -176,11 +185,38 @@ def hci_down(index: int) -> None:
         sock.close()
 
 
+class ResidentMemory:
+    """A process's resident set from /proc/PID/status (VmRSS now, VmHWM its peak, and the last
+    sample's split into anonymous memory and file pages, i.e. mostly the executable's code)."""
+
+    def __init__(self, pid: int) -> None:
+        self.path = f"/proc/{pid}/status"
+        self.samples = 0
+        self.max_rss = 0
+        self.last_rss = 0
+        self.hwm = 0
+        self.anon = 0
+        self.file = 0
+
+    def sample(self) -> None:
+        try:
+            with open(self.path) as handle:
+                fields = dict(line.split(":", 1) for line in handle if ":" in line)
+            rss, hwm, anon, file = (int(fields[name].split()[0]) * 1024
+                                    for name in ("VmRSS", "VmHWM", "RssAnon", "RssFile"))
+        except (OSError, KeyError, ValueError):
+            return  # exited between two samples (a zombie has no VmRSS)
+        self.samples += 1
+        self.last_rss, self.anon, self.file = rss, anon, file
+        self.max_rss = max(self.max_rss, rss)
+        self.hwm = max(self.hwm, hwm)
+
+
 class Bluetooth:
     def __init__(self, args: argparse.Namespace, report: Report) -> None:
         self.args = args
         self.report = report
-        self.vigil = os.path.join(args.repo, ".build/debug/vigil")
+        self.vigil = args.vigil
         self.rig_script = os.path.join(args.repo, "Tests/Kernel/vhci_heart_rate_monitor.py")
 
     def start_rig(self, before: list[str], bring_down: bool = True) -> tuple[Child | None, str | None, float]:
@@ -271,21 +307,27 @@ class Bluetooth:
         config = self.config("/tmp/vigil-run.conf", device)
         seconds = 25
         since = time.monotonic()
-        run = subprocess.run([self.vigil, "run", "--config", config, "--state-dir", "/tmp/vigil-run",
-                              "--events-json", "--seconds", str(seconds)],
-                             capture_output=True, text=True, timeout=seconds + 120)
-        events = []
-        for line in run.stdout.splitlines():
-            try:
-                events.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass
+        vigil = Child([self.vigil, "run", "--config", config, "--state-dir", "/tmp/vigil-run",
+                       "--events-json", "--seconds", str(seconds)], "vigil-run")
+        memory = ResidentMemory(vigil.process.pid)
+
+        def sampled_until_exit() -> bool:
+            # Measured only once readings flow: a peer connected, notifications decoded.
+            if any(e.get("event") == "reading" for e in vigil.json_lines()):
+                memory.sample()
+            return not vigil.alive()
+
+        if not wait_for(sampled_until_exit, seconds + 120, step=0.5):
+            vigil.stop()
+        vigil.drained()
+        events = vigil.json_lines()
+        code = vigil.process.returncode
         readings = [e for e in events if e.get("event") == "reading" and e.get("kind") == "heart-rate"]
         sent = [r for r in rig.json_lines(since) if r.get("sent") == "hrm"]
         connected = [e for e in events if e.get("event") == "connected"]
         problems = []
-        if run.returncode != 0:
-            problems.append(f"exit {run.returncode}")
+        if code != 0:
+            problems.append(f"exit {code}")
         if not connected:
             problems.append("no connected event")
         if len(readings) < 5:
@@ -302,7 +344,26 @@ class Bluetooth:
             "bt.run", not problems,
             f"vigil run over {device} connected and reported {len(readings)} heart-rate readings, one for one "
             f"with the {len(sent)} the rig sent (bpm and contact equal, in order)",
-            "; ".join(problems) + f"; vigil stderr: {run.stderr[-600:]}; rig: {rig.tail()}")
+            "; ".join(problems) + f"; vigil stderr: {vigil.stderr_text()[-600:]}; rig: {rig.tail()}")
+        self.resident_memory(memory, len(readings))
+
+    def resident_memory(self, memory: "ResidentMemory", readings: int) -> None:
+        if not memory.samples:
+            self.report.line("FAIL", "bt.memory", "no sample of vigil run's memory while readings flowed")
+            return
+        mib = 1024 * 1024
+        figures = (f"VmRSS {memory.max_rss / mib:.2f} MiB at most over {memory.samples} samples of /proc/PID/status "
+                   f"(last {memory.last_rss / mib:.2f} MiB: RssAnon {memory.anon / mib:.2f}, RssFile "
+                   f"{memory.file / mib:.2f}), VmHWM {memory.hwm / mib:.2f} MiB; goal under {RESIDENT_GOAL_MIB} MiB")
+        if "/.build/debug/" in self.vigil:
+            # Unoptimised and linked against the toolchain's shared libraries: not the appliance.
+            self.report.line("SKIP", "bt.memory", f"{self.vigil} is a debug build, not held to the goal "
+                                                  f"(--binary out/vigil measures the release one): {figures}")
+            return
+        self.report.check(
+            "bt.memory", memory.max_rss < RESIDENT_GOAL_MIB * mib,
+            f"vigil run with the heart-rate rig connected ({readings} readings): {figures}",
+            f"over the goal, with the heart-rate rig connected ({readings} readings): {figures}")
 
     def controller_lost(self, rig: Child, device: str) -> Child | None:
         report = self.report
@@ -509,7 +570,7 @@ class GPIO:
     def __init__(self, args: argparse.Namespace, report: Report) -> None:
         self.args = args
         self.report = report
-        self.vigil = os.path.join(args.repo, ".build/debug/vigil")
+        self.vigil = args.vigil
 
     def run(self) -> None:
         report = self.report
@@ -547,6 +608,11 @@ class GPIO:
         # on a real line. The other ToneGenerator tests time a software tone thread against the
         # wall clock: they touch no kernel interface, pass on the host, and fail under TCG's
         # emulated CPU (a 2.7 kHz tone on a CPU tens of times slower), so they are not run here.
+        if self.args.arch != "x86_64":
+            self.report.line("SKIP", "gpio.platform-tests", f"no test bundle for {self.args.arch}: the arm64 SDK's "
+                                                           "Swift runtime (Debian's static one) has neither Testing nor "
+                                                           "XCTest, so the platform tests cannot be cross-built")
+            return
         binary = os.path.join(self.args.repo, ".build/debug/vigilPackageTests.xctest")
         started = time.monotonic()
         run = subprocess.run([binary, "--testing-library", "swift-testing", "--filter", "GPIO|drivesARealLineAndLeavesItLow"],
@@ -745,6 +811,8 @@ def main() -> None:
     parser.add_argument("--results", required=True)
     parser.add_argument("--python", required=True, help="the venv's python (Bumble) for the rigs")
     parser.add_argument("--only", choices=["bluetooth", "gpio"])
+    parser.add_argument("--vigil", required=True, help="the vigil executable under test")
+    parser.add_argument("--arch", default="x86_64", choices=["x86_64", "arm64"])
     parser.add_argument("--board", default="pi-zero-2w", help="board profile whose chip gpio-sim imitates")
     args = parser.parse_args()
     report = Report(args.results)

@@ -1,16 +1,17 @@
 #!/bin/bash
-# PID 1 inside the kernel-test VM, after the initramfs made the host's root ours (see
+# PID 1 inside the kernel-test VM, after the initramfs made the shared root ours (see
 # initramfs-init). Loads the kernel modules the checks need from the packages scripts/kernel-test
-# extracted (the host has no /lib/modules for this kernel), runs Tests/Kernel/checks.py, writes
-# .build-kernel/results/results.txt into the shared repository and powers the VM off. Whatever
-# happens, the VM powers off: a hung check is bounded by the checks' own timeouts and, last, by
-# scripts/kernel-test's timeout on qemu.
+# extracted (the root has no /lib/modules for this kernel), runs Tests/Kernel/checks.py, writes
+# <cache>/results/results.txt (.build-kernel, or .build-kernel-arm64) into the shared repository
+# and powers the VM off. Whatever happens, the VM powers off: a hung check is bounded by the
+# checks' own timeouts and, last, by scripts/kernel-test's timeout on qemu.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp LANG=C.UTF-8 TERM=dumb
 repo="$vigil_repo"
 kver=$(uname -r)
-kroot="$repo/.build-kernel/root-$kver"
-results="$repo/.build-kernel/results/results.txt"
+cache="$repo/${vigil_cache:-.build-kernel}"
+kroot="$cache/root-$kver"
+results="$cache/results/results.txt"
 busybox="$kroot/bin/busybox"
 
 say() { echo "$*"; echo "$*" >> "$results"; }
@@ -41,5 +42,6 @@ done
 mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 
 "$vigil_python" "$repo/Tests/Kernel/checks.py" --repo "$repo" --results "$results" \
-    --python "$vigil_python" ${vigil_only:+--only "$vigil_only"} || say "FAIL checks.py: exited with status $?"
+    --python "$vigil_python" --vigil "$repo/${vigil_binary:-.build/debug/vigil}" --arch "${vigil_arch:-x86_64}" \
+    ${vigil_only:+--only "$vigil_only"} || say "FAIL checks.py: exited with status $?"
 say "DONE"
