@@ -1,6 +1,7 @@
 // The Platform target's C shim; see include/CPlatform.h for why each function exists.
 #define _GNU_SOURCE 1
 #include <sys/mman.h>
+#include <link.h>
 #include <sys/prctl.h>
 #include "CPlatform.h"
 
@@ -259,17 +260,33 @@ int vigil_name_this_thread(const char *name) {
     return 0;
 }
 
-// Linker-defined bounds of this executable's code (GNU ld, gold and lld all define them).
-extern char __executable_start[];
-extern char etext[];
+// The executable's read-only segments (code, read-only data), from its own program headers.
+// Not one range from __executable_start to etext: lld leaves an unmapped gap between the
+// read-only and the code segment of the aarch64 build, and madvise over a range with a hole
+// fails with ENOMEM (after advising what is mapped), which read as a failure on every start.
+// Only segments without PF_W: their pages were never written (RELRO lies in the writable one),
+// so dropping them loses nothing.
+static int vigil_drop_read_only_segments(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    int *result = data;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (ElfW(Half) index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+        if (header->p_type != PT_LOAD || (header->p_flags & PF_W) != 0 || header->p_memsz == 0) continue;
+        uintptr_t start = (uintptr_t)(info->dlpi_addr + header->p_vaddr) & ~(page - 1);
+        uintptr_t end = ((uintptr_t)(info->dlpi_addr + header->p_vaddr + header->p_memsz) + page - 1) & ~(page - 1);
+        if (madvise((void *)start, end - start, MADV_DONTNEED) != 0) *result = -1;
+    }
+    // The first object reported is the executable itself; shared libraries are not ours.
+    return 1;
+}
 
 int vigil_drop_code_mappings(void) {
-    long page = sysconf(_SC_PAGESIZE);
-    uintptr_t start = (uintptr_t)__executable_start & ~(uintptr_t)(page - 1);
-    uintptr_t end = ((uintptr_t)etext + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
     // Code pages are clean file pages: dropping their mappings loses nothing, and the next
     // instruction fetch maps each page again from the page cache.
-    return madvise((void *)start, end - start, MADV_DONTNEED);
+    int result = 0;
+    dl_iterate_phdr(vigil_drop_read_only_segments, &result);
+    return result;
 }
 
 int vigil_keep_code_in_small_pages(void) {

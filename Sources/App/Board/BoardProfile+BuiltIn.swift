@@ -30,7 +30,7 @@ chip-names = ["gpiochip0"]
 #
 # Choose it with `board = "pi-3b-plus"` in the [face] section of /etc/vigil/vigil.conf.
 # Wiring: board/wiring-raspberry-pi.svg (the 40-pin header is the same on every Pi here).
-# Numbers are BCM GPIO numbers (the line offsets libgpiod uses); `pin` is the physical pin
+# Numbers are BCM GPIO numbers (the line offsets of the kernel's GPIO chip); `pin` is the physical pin
 # on the 40-pin header, counted from pin 1 (3V3, the corner with the square pad).
 
 name = "pi-3b-plus"
@@ -67,7 +67,7 @@ safe-lines = [5, 6, 12, 13, 16, 17, 22, 23, 24, 25, 26, 27]
 #
 # Choose it with `board = "pi-4b"` in the [face] section of /etc/vigil/vigil.conf.
 # Wiring: board/wiring-raspberry-pi.svg (the 40-pin header is the same on every Pi here).
-# Numbers are BCM GPIO numbers (the line offsets libgpiod uses); `pin` is the physical pin
+# Numbers are BCM GPIO numbers (the line offsets of the kernel's GPIO chip); `pin` is the physical pin
 # on the 40-pin header, counted from pin 1 (3V3, the corner with the square pad).
 
 name = "pi-4b"
@@ -104,7 +104,7 @@ safe-lines = [5, 6, 12, 13, 16, 17, 22, 23, 24, 25, 26, 27]
 #
 # Choose it with `board = "pi-5"` in the [face] section of /etc/vigil/vigil.conf.
 # Wiring: board/wiring-raspberry-pi.svg (the 40-pin header is the same on every Pi here).
-# Numbers are BCM GPIO numbers (the line offsets libgpiod uses); `pin` is the physical pin
+# Numbers are BCM GPIO numbers (the line offsets of the kernel's GPIO chip); `pin` is the physical pin
 # on the 40-pin header, counted from pin 1 (3V3, the corner with the square pad).
 
 name = "pi-5"
@@ -145,7 +145,7 @@ safe-lines = [5, 6, 12, 13, 16, 17, 22, 23, 24, 25, 26, 27]
 #
 # Choose it with `board = "pi-zero-2w"` in the [face] section of /etc/vigil/vigil.conf.
 # Wiring: board/wiring-raspberry-pi.svg (the 40-pin header is the same on every Pi here).
-# Numbers are BCM GPIO numbers (the line offsets libgpiod uses); `pin` is the physical pin
+# Numbers are BCM GPIO numbers (the line offsets of the kernel's GPIO chip); `pin` is the physical pin
 # on the 40-pin header, counted from pin 1 (3V3, the corner with the square pad).
 
 name = "pi-zero-2w"

@@ -6,7 +6,7 @@
 /// Line numbers are GPIO line offsets on the chip (on a Raspberry Pi, the BCM GPIO numbers);
 /// `headerPin` is the physical pin on the 40-pin header, for people holding a jumper wire.
 public struct BoardProfile: Hashable, Sendable {
-    /// How to find the GPIO chip. libgpiod v1 names chips `gpiochipN` and gives each a label
+    /// How to find the GPIO chip. The kernel names chips `gpiochipN` and gives each a label
     /// from its driver; the number can change between kernels (the Pi 5's RP1 was gpiochip4,
     /// then gpiochip0: raspberrypi/linux PR #6144), the label does not.
     public struct ChipSelector: Hashable, Sendable, CustomStringConvertible {

@@ -4,7 +4,7 @@
 public struct FaceSetup: Hashable, Sendable {
     /// Which face to drive.
     public enum Backend: Hashable, Sendable {
-        /// Real lines through libgpiod.
+        /// Real lines of a GPIO chip (the kernel's v2 character device, docs/gpio-uapi.md).
         case gpio(GPIOLines)
         /// Buzzer, LED and button drawn in the terminal (`vigil demo`).
         case console

@@ -3,7 +3,7 @@ import App
 import Clocks
 
 /// The appliance's face as hardware the runner drives: lines out (`FaceBackend.apply`) and the
-/// button in. The GPIO device (libgpiod lines on a board) and the console device (the terminal
+/// button in. The GPIO device (lines of a GPIO chip on a board) and the console device (the terminal
 /// in `vigil demo`) implement it; tests use App's `MemoryFaceBackend` through `ApplianceFace`.
 ///
 /// Input is event driven: the runner polls `descriptors` in its one poll(2) and calls

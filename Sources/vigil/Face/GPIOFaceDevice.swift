@@ -3,7 +3,7 @@ import App
 import Clocks
 import Platform
 
-/// The face on real lines through libgpiod v1: the buzzer and LED as
+/// The face on real lines through the kernel's GPIO character device (v2): the buzzer and LED as
 /// outputs, the button as an input with edge events on the run loop (no polling), all released
 /// on `close()`. A part whose line cannot be had is left out and stays in `failure`: the parts
 /// that work are used, so a busy button line cannot silence a working buzzer.
