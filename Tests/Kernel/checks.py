@@ -345,9 +345,9 @@ class Bluetooth:
             f"vigil run over {device} connected and reported {len(readings)} heart-rate readings, one for one "
             f"with the {len(sent)} the rig sent (bpm and contact equal, in order)",
             "; ".join(problems) + f"; vigil stderr: {vigil.stderr_text()[-600:]}; rig: {rig.tail()}")
-        self.resident_memory(memory, len(readings))
+        self.resident_memory(memory, len(readings), vigil.stderr_text())
 
-    def resident_memory(self, memory: "ResidentMemory", readings: int) -> None:
+    def resident_memory(self, memory: "ResidentMemory", readings: int, log: str) -> None:
         if not memory.samples:
             self.report.line("FAIL", "bt.memory", "no sample of vigil run's memory while readings flowed")
             return
@@ -360,10 +360,14 @@ class Bluetooth:
             self.report.line("SKIP", "bt.memory", f"{self.vigil} is a debug build, not held to the goal "
                                                   f"(--binary out/vigil measures the release one): {figures}")
             return
+        # The figure rests on code kept in small pages; on a real kernel asking for that must work
+        # (it failed with ENOMEM on arm64 while one madvise range spanned a gap between segments).
+        refused = [line for line in log.splitlines() if "keeping code in small pages" in line]
         self.report.check(
-            "bt.memory", memory.max_rss < RESIDENT_GOAL_MIB * mib,
-            f"vigil run with the heart-rate rig connected ({readings} readings): {figures}",
-            f"over the goal, with the heart-rate rig connected ({readings} readings): {figures}")
+            "bt.memory", memory.max_rss < RESIDENT_GOAL_MIB * mib and not refused,
+            f"vigil run with the heart-rate rig connected ({readings} readings), code in small pages: {figures}",
+            f"over the goal or code pages refused ({refused[:1]}), with the heart-rate rig connected "
+            f"({readings} readings): {figures}")
 
     def controller_lost(self, rig: Child, device: str) -> Child | None:
         report = self.report
