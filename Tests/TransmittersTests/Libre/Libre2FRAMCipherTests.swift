@@ -5,8 +5,8 @@ import Wire
 /// Two encrypted FRAM dumps of real European Libre 2 sensors with the UID and patchInfo they
 /// were read with, published as `Libre2.Example` and `Libre2.Example2` in ivalkou/LibreTools
 /// `Sources/LibreTools/Sensor/Libre2.swift` (read at commit 0ef03f7508f7; the same two examples
-/// appear in LoopKit-family LibreTransmitter `Libre2.swift`, and ivalkou/LibreTools issue 1
-/// discusses Example2). The sources give no decrypted bytes; the evidence is that all three
+/// appear in dabear/LibreTransmitter `LibreSensor/SensorContents/PreLibre2.swift`, and
+/// ivalkou/LibreTools issue 1 discusses Example2). The sources give no decrypted bytes; the evidence is that all three
 /// block CRCs, which the cipher does not produce, check out after decryption — a chance match
 /// is about one in 2^48 — and that the decoded fields are those of a sensor in its first two
 /// weeks (docs/protocols/libre2-fram.md §Test vectors).
