@@ -2,8 +2,9 @@
 /// (docs/protocols/miaomiao-bubble.md §MiaoMiao: xdripswift
 /// …/Libre/Utilities/LibreSensorType.swift).
 ///
-/// Only Libre 1 sends a plain FRAM; the others encrypt it, and decryption is out of scope.
-/// xDrip's NFCReaderXTest labels patchInfo `9D 08 30 …` "libre1" while its FRAM is plain; we
+/// Only Libre 1 sends a plain FRAM; the others encrypt it. `Libre2FRAMCipher` decrypts the
+/// European Libre 2 families (docs/protocols/libre2-fram.md §Families); the drivers do not call
+/// it yet, so every family but Libre 1 is still refused here. xDrip's NFCReaderXTest labels patchInfo `9D 08 30 …` "libre1" while its FRAM is plain; we
 /// follow xdripswift's table (9D = Libre 2 EU) and reject such a sensor with its family named,
 /// because an encrypted FRAM would otherwise surface only as a baffling CRC mismatch.
 public struct LibrePatchInfo: Hashable, Sendable, CustomStringConvertible {
@@ -13,6 +14,9 @@ public struct LibrePatchInfo: Hashable, Sendable, CustomStringConvertible {
         case libre1
         case libre2EU
         case libre2PlusEU
+        /// US and Canadian Libre 2 and 2 Plus: a newer security generation whose FRAM the
+        /// public cipher does not open.
+        case libre2Gen2
         case libreUS14Day
         case librePro
         case unknown(UInt8)
@@ -22,10 +26,17 @@ public struct LibrePatchInfo: Hashable, Sendable, CustomStringConvertible {
             case 0xDF, 0xA2: self = .libre1
             case 0x9D, 0xC5: self = .libre2EU
             case 0xC6, 0x7F: self = .libre2PlusEU
+            case 0x76, 0x2B, 0x2C: self = .libre2Gen2
             case 0xE5, 0xE6: self = .libreUS14Day
             case 0x70: self = .librePro
             default: self = .unknown(byte)
             }
+        }
+
+        /// Whether `Libre2FRAMCipher` opens this family's FRAM: the European Libre 2 and 2 Plus,
+        /// which DiaBLE and LibreTransmitter decrypt with the same patchInfo tweak.
+        public var usesLibre2FRAMCipher: Bool {
+            self == .libre2EU || self == .libre2PlusEU
         }
 
         public var description: String {
@@ -33,6 +44,7 @@ public struct LibrePatchInfo: Hashable, Sendable, CustomStringConvertible {
             case .libre1: "Libre 1"
             case .libre2EU: "Libre 2 EU"
             case .libre2PlusEU: "Libre 2 Plus EU"
+            case .libre2Gen2: "Libre 2 Gen2 (US/CA)"
             case .libreUS14Day: "Libre US 14-day"
             case .librePro: "Libre Pro/H"
             case let .unknown(byte): "unknown sensor family 0x\(String(byte, radix: 16, uppercase: true))"

@@ -8,12 +8,14 @@ import Wire
     @Test(arguments: [
         (UInt8(0xDF), LibrePatchInfo.Family.libre1), (0xA2, .libre1), (0x9D, .libre2EU), (0xC5, .libre2EU),
         (0xC6, .libre2PlusEU), (0x7F, .libre2PlusEU), (0xE5, .libreUS14Day), (0xE6, .libreUS14Day),
+        (0x76, .libre2Gen2), (0x2B, .libre2Gen2), (0x2C, .libre2Gen2),
         (0x70, .librePro), (0x00, .unknown(0x00)),
     ])
     func families(byte: UInt8, family: LibrePatchInfo.Family) throws {
         let info = try LibrePatchInfo([byte, 0x00, 0x00, 0x00, 0x00, 0x00])
         #expect(info.family == family)
         #expect((info.unsupportedReason == nil) == (family == .libre1))
+        #expect(family.usesLibre2FRAMCipher == (family == .libre2EU || family == .libre2PlusEU))
     }
 
     /// xDrip NFCReaderXTest `patchInfo_libre1` = 9d 08 30 08 1a 24: labelled "libre1" there,
