@@ -3,8 +3,9 @@ import Clocks
 import Readings
 import Wire
 
-/// The session state machine for a Bubble bridge carrying a Libre 1 sensor (messages in `Bubble`,
-/// with the projects they were read from; FRAM in `LibreFRAM`; profile in `BubbleProfile`).
+/// The session state machine for a Bubble bridge carrying a Libre 1 or a European Libre 2 /
+/// 2 Plus sensor (messages in `Bubble`, with the projects they were read from; FRAM in
+/// `LibreFRAM`, deciphered first for a Libre 2 by `LibreBridgeFRAM`; profile in `BubbleProfile`).
 ///
 /// On `start`: subscribe to the Nordic UART receive characteristic; once subscribed, write the
 /// start command (`00 <app> 05`). The bridge answers with its info message (`0x80`: firmware,
@@ -17,7 +18,13 @@ import Wire
 /// - A data stream that stops half-way (no chunk for `packetGapTimeout`), a FRAM that fails its
 ///   checks, or a malformed message is reported with its reason and the request-data command
 ///   re-sent, at most `maximumRetries` times in a row.
-/// - A sensor family other than Libre 1 (patchInfo) is `incompatible`, reported each cycle; the
+/// - A Libre 2 EU / 2 Plus EU FRAM (patchInfo family) arrives as the sensor stores it and is
+///   deciphered with the `0xC0` UID and `0xC1` patchInfo of the same cycle
+///   (docs/protocols/libre2-fram.md §Through the bridges). `0x88` chunks, which a Bubble on
+///   firmware 2.6 or later sends already deciphered, are read as plain FRAM (Vigil asks with
+///   `02` and should not get them, but their CRCs say whether they are plain); `0x8C`, which no
+///   source describes, is reported.
+/// - Any other family (US Gen2, US 14-day, Pro) is `incompatible`, reported each cycle; the
 ///   link stays up so a sensor swap is seen.
 /// - The Bubble has no "new sensor" message: a sensor UID different from the last one is a new
 ///   sensor (`newSensorDetected`, calibration and backfill forgotten).
@@ -59,11 +66,16 @@ public struct BubbleDriver: SessionDriver {
     public private(set) var libre: LibreSensorSession
     public private(set) var firmware: Bubble.Version?
     public private(set) var sensorUID: [UInt8]?
+    /// The `0xC1` patchInfo of this cycle (cleared by the info message that starts one): it
+    /// says whether the FRAM is deciphered, and with the UID it is the key.
+    public private(set) var patchInfo: LibrePatchInfo?
     /// FRAM bytes received so far in this read.
     public private(set) var fram: [UInt8] = []
+    /// Whether this read comes in `0x88` chunks, which the Bubble deciphered itself.
+    private var framIsPlain = false
     public private(set) var retriesUsed = 0
-    /// Set by a non-Libre-1 patchInfo until the next info message: the FRAM that follows is
-    /// encrypted and is ignored rather than reported as a CRC failure.
+    /// Set by the patchInfo of a family Vigil does not decrypt until the next info message: the
+    /// FRAM that follows is ignored rather than reported as a CRC failure.
     public private(set) var sensorUnsupported = false
     /// Chunks of a burst whose FRAM is already complete are footer padding until this instant
     /// (pushed on by each such chunk; cleared when we ask for data again).
@@ -149,6 +161,7 @@ public struct BubbleDriver: SessionDriver {
             self.firmware = firmware
             resetRead()  // a new cycle begins; a half-read FRAM from before is void
             sensorUnsupported = false
+            patchInfo = nil
             return [.emit(.info(TransmitterInfo(battery: battery, firmware: firmware.description, hardware: hardware?.description))),
                     command(.requestData(appID: configuration.appID))]
         case let .serial(uid):
@@ -164,6 +177,7 @@ public struct BubbleDriver: SessionDriver {
             do { patchInfo = try Bubble.patchInfo(in: bytes, firmware: firmware) } catch {
                 return [.emit(.malformedValue(NordicUART.receive, reason: "\(error) in \(bytes.hexString)"))]
             }
+            self.patchInfo = patchInfo
             guard let reason = patchInfo.unsupportedReason else { return [] }
             // As for the MiaoMiao: the link stays up for a sensor swap, the event repeats each
             // cycle, and the (encrypted) data that follows is ignored.
@@ -171,30 +185,46 @@ public struct BubbleDriver: SessionDriver {
             resetRead()
             return [.emit(.incompatible(reason: reason))]
         case let .data(payload):
-            guard !sensorUnsupported else { return [] }
-            if let until = trailingChunksUntil, now <= until, fram.isEmpty {
-                // xDrip reserves 8 footer bytes after the FRAM: a chunk of them arriving on its
-                // own must not start a new read that then "stops half-way".
-                trailingChunksUntil = now + configuration.packetGapTimeout
-                return []
-            }
-            fram += payload
-            session.schedule(.packetGap, at: now + configuration.packetGapTimeout)
-            guard fram.count >= LibreFRAM.byteCount else { return [] }
-            let bytes = Array(fram.prefix(LibreFRAM.byteCount))
-            resetRead()
-            trailingChunksUntil = now + configuration.packetGapTimeout
-            let decoded: LibreFRAM
-            do { decoded = try LibreFRAM(decoding: bytes) } catch { return retry(after: "\(error)") }
-            retriesUsed = 0
-            session.feedWatchdog(at: now)
-            return libre.process(decoded, sensorUID: sensorUID, at: now).map { .emit($0) }
-        case let .decryptedData(code):
-            return [.emit(.malformedValue(NordicUART.receive, reason: "Bubble sent decrypted Libre 2 data (0x\(hex2(code))), which Vigil never requests"))]
+            return receiveChunk(payload, plain: false, at: now)
+        case let .plainData(payload):
+            return receiveChunk(payload, plain: true, at: now)
+        case let .undescribedData(code):
+            return [.emit(.malformedValue(NordicUART.receive, reason: "Bubble sent 0x\(hex2(code)) data, whose content no source describes; Vigil reads 0x82 and 0x88"))]
         case .noSensor:
             resetRead()
             return [.emit(.sensorNotDetected)]
         }
+    }
+
+    /// One chunk of FRAM: `plain` for `0x88` (deciphered by the Bubble), else as the sensor
+    /// stores it.
+    private mutating func receiveChunk(_ payload: [UInt8], plain: Bool, at now: MonotonicInstant) -> [DriverAction] {
+        guard !sensorUnsupported else { return [] }
+        if let until = trailingChunksUntil, now <= until, fram.isEmpty {
+            // xDrip reserves 8 footer bytes after the FRAM: a chunk of them arriving on its
+            // own must not start a new read that then "stops half-way".
+            trailingChunksUntil = now + configuration.packetGapTimeout
+            return []
+        }
+        if fram.isEmpty {
+            framIsPlain = plain
+        } else if framIsPlain != plain {
+            resetRead()
+            return retry(after: "Bubble mixed deciphered (0x88) and stored (0x82) chunks in one FRAM")
+        }
+        fram += payload
+        session.schedule(.packetGap, at: now + configuration.packetGapTimeout)
+        guard fram.count >= LibreFRAM.byteCount else { return [] }
+        let bytes = Array(fram.prefix(LibreFRAM.byteCount))
+        resetRead()
+        trailingChunksUntil = now + configuration.packetGapTimeout
+        let decoded: LibreFRAM
+        do {
+            decoded = try LibreFRAM(decoding: plain ? bytes : LibreBridgeFRAM.plain(bytes, sensorUID: sensorUID, patchInfo: patchInfo))
+        } catch { return retry(after: "\(error)") }
+        retriesUsed = 0
+        session.feedWatchdog(at: now)
+        return libre.process(decoded, sensorUID: sensorUID, at: now).map { .emit($0) }
     }
 }
 
@@ -202,7 +232,7 @@ extension BubbleDriver {
     /// The registry entry: `bubble [NAME] [no-data-timeout=11m]`.
     public static let transmitterType = TransmitterType(
         name: "bubble",
-        summary: "Bubble bridge for a FreeStyle Libre 1 sensor (Nordic UART)",
+        summary: "Bubble bridge for a FreeStyle Libre 1 or European Libre 2 sensor (Nordic UART)",
         declaration: .libre1Bridge,
         driver: BubbleDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> BubbleDriver in

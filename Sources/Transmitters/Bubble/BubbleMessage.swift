@@ -34,8 +34,12 @@ public enum Bubble {
         case patchInfo(message: [UInt8])
         /// `0x82`: a chunk of FRAM, payload from byte 4.
         case data(payload: [UInt8])
-        /// `0x88` / `0x8C`: decrypted Libre 2 data, which Vigil never asks for.
-        case decryptedData(code: UInt8)
+        /// `0x88`: a chunk of FRAM the Bubble deciphered itself (a Libre 2 on firmware 2.6 or
+        /// later, asked with `08`), already plain, payload from byte 4 as in `0x82`
+        /// (docs/protocols/libre2-fram.md §Through the bridges).
+        case plainData(payload: [UInt8])
+        /// `0x8C`: a "dataPacket2" newer xdripswift names, whose content no source describes.
+        case undescribedData(code: UInt8)
         /// `0xBF`.
         case noSensor
 
@@ -58,8 +62,11 @@ public enum Bubble {
             case 0x82:
                 guard bytes.count > 4 else { throw .truncated(code: code, count: bytes.count, needed: 5) }
                 self = .data(payload: Array(bytes[4...]))
-            case 0x88, 0x8C:
-                self = .decryptedData(code: code)
+            case 0x88:
+                guard bytes.count > 4 else { throw .truncated(code: code, count: bytes.count, needed: 5) }
+                self = .plainData(payload: Array(bytes[4...]))
+            case 0x8C:
+                self = .undescribedData(code: code)
             case 0xBF:
                 self = .noSensor
             default:

@@ -2,11 +2,12 @@
 /// (docs/protocols/miaomiao-bubble.md §MiaoMiao: xdripswift
 /// …/Libre/Utilities/LibreSensorType.swift).
 ///
-/// Only Libre 1 sends a plain FRAM; the others encrypt it. `Libre2FRAMCipher` decrypts the
-/// European Libre 2 families (docs/protocols/libre2-fram.md §Families); the drivers do not call
-/// it yet, so every family but Libre 1 is still refused here. xDrip's NFCReaderXTest labels patchInfo `9D 08 30 …` "libre1" while its FRAM is plain; we
-/// follow xdripswift's table (9D = Libre 2 EU) and reject such a sensor with its family named,
-/// because an encrypted FRAM would otherwise surface only as a baffling CRC mismatch.
+/// Only Libre 1 sends a plain FRAM; the others encrypt it. The bridge drivers decrypt the
+/// European Libre 2 and 2 Plus families with `Libre2FRAMCipher` (through `LibreBridgeFRAM`;
+/// docs/protocols/libre2-fram.md §Families) and refuse the rest here, naming the family, because
+/// an encrypted FRAM would otherwise surface only as a baffling CRC mismatch. xDrip's
+/// NFCReaderXTest labels patchInfo `9D 08 30 …` "libre1" while its FRAM is plain; we follow
+/// xdripswift's table (9D = Libre 2 EU), as xdripswift and DiaBLE decrypt such a sensor.
 public struct LibrePatchInfo: Hashable, Sendable, CustomStringConvertible {
     public static let byteCount = 6
 
@@ -67,10 +68,12 @@ public struct LibrePatchInfo: Hashable, Sendable, CustomStringConvertible {
 
     public var family: Family { Family(byte: bytes[0]) }
 
-    /// Nil for Libre 1; otherwise why Vigil cannot read this sensor.
+    /// Nil for the families Vigil reads (Libre 1, and the European Libre 2 / 2 Plus it
+    /// decrypts); otherwise why it cannot read this sensor.
     public var unsupportedReason: String? {
-        family == .libre1 ? nil
-            : "sensor is \(family) (patchInfo \(bytes.map { hex2($0) }.joined(separator: " "))): its FRAM is encrypted; only Libre 1 is supported"
+        if family == .libre1 || family.usesLibre2FRAMCipher { return nil }
+        return "sensor is \(family) (patchInfo \(bytes.map { hex2($0) }.joined(separator: " "))): its FRAM is encrypted in a way "
+            + "Vigil does not decrypt; only Libre 1 and European Libre 2 / 2 Plus are supported"
     }
 
     public var description: String { "\(family)" }

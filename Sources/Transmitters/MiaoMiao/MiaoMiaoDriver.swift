@@ -3,8 +3,9 @@ import Clocks
 import Readings
 import Wire
 
-/// The session state machine for a MiaoMiao bridge carrying a Libre 1 sensor (messages in
-/// `MiaoMiao`, with the projects they were read from; FRAM in `LibreFRAM`; profile in `MiaoMiaoProfile`).
+/// The session state machine for a MiaoMiao bridge carrying a Libre 1 or a European Libre 2 /
+/// 2 Plus sensor (messages in `MiaoMiao`, with the projects they were read from; FRAM in
+/// `LibreFRAM`, deciphered first for a Libre 2 by `LibreBridgeFRAM`; profile in `MiaoMiaoProfile`).
 ///
 /// On `start`: subscribe to the Nordic UART receive characteristic; once subscribed, write
 /// `F0` (start reading, as xdripswift does when notifications are enabled). The bridge then
@@ -13,8 +14,10 @@ import Wire
 ///
 /// - A complete packet gives `info` (bridge battery, firmware, hardware, sensor UID) and, through
 ///   `LibreSensorSession`, sensor state and age, the live glucose with its trend, and history
-///   backfill. A sensor family other than Libre 1 (patchInfo) is `incompatible`, reported with
-///   every packet while the link stays up (see `receivePacket`).
+///   backfill. A Libre 2 EU / 2 Plus EU FRAM is deciphered with the packet's sensor UID and
+///   patchInfo (docs/protocols/libre2-fram.md §Through the bridges); a packet without patchInfo
+///   is read as a Libre 1's. Any other family (US Gen2, US 14-day, Pro) is `incompatible`,
+///   reported with every packet while the link stays up (see `receivePacket`).
 /// - A packet that stops half-way, is oversized, malformed, or whose FRAM fails a CRC or a
 ///   sanity check is dropped with its reason and `F0` re-sent, at most `maximumRetries` times
 ///   in a row (a successful read resets the count); after that the driver waits for the
@@ -191,7 +194,9 @@ public struct MiaoMiaoDriver: SessionDriver {
             return actions + [.emit(.incompatible(reason: reason))]
         }
         let fram: LibreFRAM
-        do { fram = try LibreFRAM(decoding: packet.fram) } catch { return actions + retry(after: "\(error)") }
+        do {
+            fram = try LibreFRAM(decoding: LibreBridgeFRAM.plain(packet.fram, sensorUID: packet.sensorUID, patchInfo: packet.patchInfo))
+        } catch { return actions + retry(after: "\(error)") }
         retriesUsed = 0
         session.feedWatchdog(at: now)
         return actions + libre.process(fram, sensorUID: packet.sensorUID, at: now).map { .emit($0) }
@@ -202,7 +207,7 @@ extension MiaoMiaoDriver {
     /// The registry entry: `miaomiao [NAME] [no-data-timeout=11m]`.
     public static let transmitterType = TransmitterType(
         name: "miaomiao",
-        summary: "MiaoMiao bridge for a FreeStyle Libre 1 sensor (Nordic UART)",
+        summary: "MiaoMiao bridge for a FreeStyle Libre 1 or European Libre 2 sensor (Nordic UART)",
         declaration: .libre1Bridge,
         driver: MiaoMiaoDriver.self
     ) { (configuration) throws(TransmitterConfigurationError) -> MiaoMiaoDriver in

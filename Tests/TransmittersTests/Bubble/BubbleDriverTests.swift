@@ -20,12 +20,18 @@ import Wire
     static let serial = [0xC0, 0x08] + uid
     static let patchLibre1 = [UInt8](hex: "c1 00 00 00 00 df 00 00 08 1a 24")
 
-    /// The FRAM in 0x82 chunks of 16 payload bytes; the last one padded to 16 (xDrip's footer).
-    static func dataChunks(_ fram: [UInt8] = LibreFixtures.xDripLibre1) -> [[UInt8]] {
+    /// The FRAM in 0x82 chunks (0x88 when the Bubble deciphered it) of 16 payload bytes; the
+    /// last one padded to 16 (xDrip's footer).
+    static func dataChunks(_ fram: [UInt8] = LibreFixtures.xDripLibre1, code: UInt8 = 0x82) -> [[UInt8]] {
         let padded = fram + [UInt8](repeating: 0, count: 8)
         return stride(from: 0, to: padded.count, by: 16).enumerated().map { index, start in
-            [0x82, UInt8(index), 0x00, 0x00] + padded[start ..< min(start + 16, padded.count)]
+            [code, UInt8(index), 0x00, 0x00] + padded[start ..< min(start + 16, padded.count)]
         }
+    }
+
+    /// The `0xC0` and `0xC1` (firmware 1.35 or later) messages of a sensor.
+    static func sensorMessages(uid: [UInt8], patchInfo: [UInt8]) -> [[UInt8]] {
+        [[0xC0, 0x08] + uid, [0xC1, 0x00, 0x00, 0x00, 0x00] + patchInfo]
     }
 
     func reading() -> BubbleDriver {
@@ -123,19 +129,73 @@ import Wire
         #expect(actions.last == Self.requestData)
     }
 
-    /// A Libre 2 on the bridge: reported, the link kept (a sensor swap must be heard), and its
-    /// encrypted FRAM ignored until the next cycle's info message.
-    @Test func libre2IsIncompatible() {
+    /// A European Libre 2 on the bridge: the FRAM comes as the sensor stores it, and is read
+    /// through the Libre path once deciphered with the UID and patchInfo of the same cycle.
+    @Test(arguments: Libre2FRAMCipherVectors.all)
+    func libre2IsDecipheredAndRead(dump: Libre2FRAMCipherVectors.Dump) {
         var driver = reading()
         _ = deliver([Self.info], to: &driver, from: Self.t0)
-        let actions = deliver([[UInt8](hex: "c1 00 00 00 00 9d 08 30 08 1a 24")], to: &driver, from: Self.t0)
-        let reason = "sensor is Libre 2 EU (patchInfo 9D 08 30 08 1A 24): its FRAM is encrypted; only Libre 1 is supported"
+        let messages = Self.sensorMessages(uid: dump.sensorUID.bytes, patchInfo: dump.patchInfo.bytes) + Self.dataChunks(dump.encrypted)
+        let actions = deliver(messages, to: &driver, from: Self.t0 + .seconds(1))
+        #expect(Self.reasons(actions) == [])
+        #expect(Self.events(actions).contains(.info(TransmitterInfo(sensorState: "ready", sensorAge: .seconds(dump.ageMinutes * 60)))))
+        #expect(Self.glucose(actions).first?.sensorStamp?.count == Int64(dump.ageMinutes))
+        #expect(!actions.contains(Self.requestData))
+        #expect(driver.patchInfo == dump.patchInfo)
+        #expect(driver.nextDeadline == Self.t0 + .seconds(1) + .milliseconds(20 * 23) + .seconds(660))  // the watchdog was fed
+    }
+
+    /// A Bubble on firmware 2.6 or later may send the FRAM already deciphered, in 0x88 chunks:
+    /// read as it is, not deciphered a second time.
+    @Test func decipheredChunksAreReadAsPlain() {
+        let dump = Libre2FRAMCipherVectors.example
+        var driver = reading()
+        _ = deliver([Self.info], to: &driver, from: Self.t0)
+        let messages = Self.sensorMessages(uid: dump.sensorUID.bytes, patchInfo: dump.patchInfo.bytes) + Self.dataChunks(dump.plain, code: 0x88)
+        let actions = deliver(messages, to: &driver, from: Self.t0 + .seconds(1))
+        #expect(Self.reasons(actions) == [])
+        #expect(Self.events(actions).contains(.info(TransmitterInfo(sensorState: "ready", sensorAge: .seconds(dump.ageMinutes * 60)))))
+    }
+
+    @Test func mixedChunkKindsAreRejected() {
+        let dump = Libre2FRAMCipherVectors.example
+        var driver = reading()
+        let chunks = Array(Self.dataChunks(dump.encrypted).prefix(2)) + Array(Self.dataChunks(dump.plain, code: 0x88).suffix(20))
+        let actions = deliver(Self.sensorMessages(uid: dump.sensorUID.bytes, patchInfo: dump.patchInfo.bytes) + chunks, to: &driver, from: Self.t0)
+        #expect(Self.reasons(actions).first == "Bubble mixed deciphered (0x88) and stored (0x82) chunks in one FRAM; re-requested data (retry 1 of 3)")
+        #expect(Self.glucose(actions).isEmpty)
+    }
+
+    /// The wrong key (here another sensor's UID) deciphers to noise, which the block CRCs
+    /// catch: reported as a CRC failure and re-requested.
+    @Test func wrongUIDIsACRCFailure() {
+        let dump = Libre2FRAMCipherVectors.example
+        var driver = reading()
+        _ = deliver([Self.info], to: &driver, from: Self.t0)
+        let messages = Self.sensorMessages(uid: Libre2FRAMCipherVectors.example2.sensorUID.bytes, patchInfo: dump.patchInfo.bytes) + Self.dataChunks(dump.encrypted)
+        let actions = deliver(messages, to: &driver, from: Self.t0 + .seconds(1))
+        #expect(Self.glucose(actions).isEmpty)
+        #expect(Self.reasons(actions).count == 1)
+        #expect(Self.reasons(actions).first?.hasPrefix("Libre FRAM header CRC mismatch") == true)
+        #expect(Self.reasons(actions).first?.hasSuffix("re-requested data (retry 1 of 3)") == true)
+        #expect(actions.last == Self.requestData)
+    }
+
+    /// A US Libre 2 (Gen2) on the bridge: reported with its family, the link kept (a sensor
+    /// swap must be heard), and its FRAM ignored until the next cycle's info message.
+    @Test func libre2Gen2IsIncompatible() {
+        var driver = reading()
+        _ = deliver([Self.info], to: &driver, from: Self.t0)
+        let actions = deliver([[UInt8](hex: "c1 00 00 00 00 76 08 30 01 73 17")], to: &driver, from: Self.t0)
+        let reason = "sensor is Libre 2 Gen2 (US/CA) (patchInfo 76 08 30 01 73 17): its FRAM is encrypted in a way "
+            + "Vigil does not decrypt; only Libre 1 and European Libre 2 / 2 Plus are supported"
         #expect(actions == [.emit(.incompatible(reason: reason))])
         #expect(driver.phase == .running(.reading))
         #expect(deliver(Self.dataChunks(), to: &driver, from: Self.t0) == [])
         #expect(driver.nextDeadline == Self.t0 + .seconds(660))  // only the watchdog: nothing was fed
         _ = deliver([Self.info], to: &driver, from: Self.t0 + .seconds(300))
         #expect(!driver.sensorUnsupported)
+        #expect(driver.patchInfo == nil)
     }
 
     @Test func oldFirmwarePatchInfoLayout() {
@@ -166,7 +226,7 @@ import Wire
 
     @Test func unexpectedMessages() {
         var driver = reading()
-        #expect(Self.reasons(deliver([[0x88, 0x00]], to: &driver, from: Self.t0)) == ["Bubble sent decrypted Libre 2 data (0x88), which Vigil never requests"])
+        #expect(Self.reasons(deliver([[0x8C, 0x00]], to: &driver, from: Self.t0)) == ["Bubble sent 0x8C data, whose content no source describes; Vigil reads 0x82 and 0x88"])
         #expect(Self.reasons(deliver([[0x42, 0x01]], to: &driver, from: Self.t0)) == ["unknown Bubble message 0x42 in 42 01"])
     }
 

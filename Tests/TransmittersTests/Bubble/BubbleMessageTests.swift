@@ -28,8 +28,9 @@ import Wire
 
     @Test func others() throws {
         #expect(try Bubble.Message(decoding: [0xBF]) == .noSensor)
-        #expect(try Bubble.Message(decoding: [0x88, 0x00]) == .decryptedData(code: 0x88))
-        #expect(try Bubble.Message(decoding: [0x8C]) == .decryptedData(code: 0x8C))
+        #expect(try Bubble.Message(decoding: [0x88, 0x00, 0x00, 0x00, 0x2A]) == .plainData(payload: [0x2A]))
+        #expect(throws: BubbleMessageError.truncated(code: 0x88, count: 2, needed: 5)) { try Bubble.Message(decoding: [0x88, 0x00]) }
+        #expect(try Bubble.Message(decoding: [0x8C]) == .undescribedData(code: 0x8C))
     }
 
     /// patchInfo moved from bytes 3–8 to 5–10 in firmware 1.35.

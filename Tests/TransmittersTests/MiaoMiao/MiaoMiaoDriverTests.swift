@@ -162,11 +162,49 @@ import Wire
         #expect(Self.reasons(actions) == ["MiaoMiao packet byte 362 is 0x00, expected end marker 0x29; re-sent F0 (retry 1 of 3)"])
     }
 
-    @Test func libre2PatchInfoIsIncompatible() {
+    /// A MiaoMiao 2 carrying a European Libre 2: the packet's FRAM, as the sensor stores it,
+    /// is deciphered with the packet's own UID and patchInfo, then read through the Libre path.
+    @Test(arguments: Libre2FRAMCipherVectors.all)
+    func libre2IsDecipheredAndRead(dump: Libre2FRAMCipherVectors.Dump) {
         var driver = reading()
-        // The xDrip test's patchInfo: 9D = Libre 2 EU by xdripswift's table.
-        let actions = deliver(MiaoMiaoFixtures.packet(patchInfo: [UInt8](hex: "9d 08 30 08 1a 24")), to: &driver, from: Self.t0)
-        let reason = "sensor is Libre 2 EU (patchInfo 9D 08 30 08 1A 24): its FRAM is encrypted; only Libre 1 is supported"
+        let packet = MiaoMiaoFixtures.packet(fram: dump.encrypted, declaredLength: 369, patchInfo: dump.patchInfo.bytes, uid: dump.sensorUID.bytes)
+        let actions = deliver(packet, to: &driver, from: Self.t0)
+        #expect(Self.reasons(actions) == [])
+        #expect(Self.events(actions).contains(.info(TransmitterInfo(sensorState: "ready", sensorAge: .seconds(dump.ageMinutes * 60)))))
+        #expect(Self.glucose(actions).first?.sensorStamp?.count == Int64(dump.ageMinutes))
+        #expect(!actions.contains(Self.f0))
+        #expect(driver.nextDeadline == Self.t0 + .milliseconds(20 * 18) + .seconds(660))  // the watchdog was fed
+    }
+
+    /// Another sensor's UID deciphers to noise: a CRC failure, reported and retried.
+    @Test func wrongUIDIsACRCFailure() {
+        let dump = Libre2FRAMCipherVectors.example
+        var driver = reading()
+        let packet = MiaoMiaoFixtures.packet(fram: dump.encrypted, declaredLength: 369, patchInfo: dump.patchInfo.bytes,
+                                             uid: Libre2FRAMCipherVectors.example2.sensorUID.bytes)
+        let actions = deliver(packet, to: &driver, from: Self.t0)
+        #expect(Self.glucose(actions).isEmpty)
+        #expect(Self.reasons(actions).count == 1)
+        #expect(Self.reasons(actions).first?.hasPrefix("Libre FRAM header CRC mismatch") == true)
+        #expect(Self.reasons(actions).first?.hasSuffix("re-sent F0 (retry 1 of 3)") == true)
+        #expect(actions.last == Self.f0)
+    }
+
+    /// Without patchInfo (a 363-byte packet) there is no key: the FRAM is read as a Libre 1's,
+    /// and a Libre 2's fails its CRCs rather than being guessed at.
+    @Test func libre2WithoutPatchInfoFailsItsCRCs() {
+        let dump = Libre2FRAMCipherVectors.example
+        var driver = reading()
+        let actions = deliver(MiaoMiaoFixtures.packet(fram: dump.encrypted, uid: dump.sensorUID.bytes), to: &driver, from: Self.t0)
+        #expect(Self.glucose(actions).isEmpty)
+        #expect(Self.reasons(actions).first?.hasPrefix("Libre FRAM header CRC mismatch") == true)
+    }
+
+    @Test func libre2Gen2PatchInfoIsIncompatible() {
+        var driver = reading()
+        let actions = deliver(MiaoMiaoFixtures.packet(declaredLength: 369, patchInfo: [UInt8](hex: "2b 08 30 01 73 17")), to: &driver, from: Self.t0)
+        let reason = "sensor is Libre 2 Gen2 (US/CA) (patchInfo 2B 08 30 01 73 17): its FRAM is encrypted in a way "
+            + "Vigil does not decrypt; only Libre 1 and European Libre 2 / 2 Plus are supported"
         // Reported, with the link kept so that a sensor swap (0x32) is heard; no F0 retry, and
         // the watchdog is not fed.
         #expect(actions.last == .emit(.incompatible(reason: reason)))
