@@ -78,6 +78,29 @@ extension Interop {
             #expect(!battery.isEmpty && battery.allSatisfy { $0.int("percent") == first.battery }, "\(battery) vs \(first.battery)")
         }
 
+        /// A MiaoMiao 2 carrying a European Libre 2 (`--libre2`): the rig serves a published
+        /// encrypted dump with its UID and patchInfo; deciphered, it holds a ready sensor of the
+        /// age docs/protocols/libre2-fram.md §Test vectors gives, which vigil must report along
+        /// with live glucose, and nothing malformed.
+        @Test(arguments: [("example", 10320), ("example2", 3170)])
+        func readsAnEncryptedLibre2(dump: String, ageMinutes: Int) throws {
+            let rig = try Rig.launch("miaomiao.py", arguments: ["--interval-s", Self.intervalSeconds, "--libre2", dump])
+            defer { rig.stop() }
+            let state = try StateDirectory()
+            let run = try VigilRun(rig: rig, state: state, configFile: try state.writeConfig(Self.config), seconds: 6,
+                                   until: Self.liveReading)
+            try run.expectCleanExit()
+
+            #expect(run.events(named: "malformed-value").isEmpty, "\(run.diagnostics)")
+            let infos = run.events(named: "info")
+            #expect(infos.contains { $0.double("sensorAgeSeconds") == Double(ageMinutes * 60) },
+                    "no sensor age of \(ageMinutes) min in \(infos)\n\(run.diagnostics)")
+            #expect(infos.contains { $0.string("sensorState") == "ready" }, "\(infos)")
+            let live = run.glucoseValues().filter { $0.trend != nil }
+            #expect(!live.isEmpty, "no live glucose from the Libre 2\n\(run.diagnostics)")
+            #expect(live.allSatisfy { $0.sensorTime != nil }, "\(live)")
+        }
+
         @Test func newSensorIsAcknowledgedAndThenRead() throws {
             let rig = try Rig.launch("miaomiao.py", arguments: ["--interval-s", Self.intervalSeconds, "--new-sensor"])
             defer { rig.stop() }

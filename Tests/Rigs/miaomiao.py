@@ -16,6 +16,10 @@ Behaviour (written from docs/protocols/miaomiao-bubble.md §MiaoMiao, not from a
   --patch-info), sent in notifications of at most 20 bytes (ATT_MTU 23 - 3).
 - The FRAM is a REAL Libre 1 dump: xDrip NFCReaderXTest.java `data_libre1`
   (NightscoutFoundation/xDrip): CRCs 0x9945/0x2446/0x6A4F, state 3, age 4993 min.
+- --libre2 example|example2: a MiaoMiao 2 carrying a European Libre 2 instead: the FRAM is a
+  published ENCRYPTED dump (ivalkou/LibreTools `Libre2.Example` / `Example2`), sent as the sensor
+  stores it with that sensor's UID and patchInfo (docs/protocols/libre2-fram.md §Test vectors:
+  state 3, age 10320 / 3170 min once deciphered).
 - `D3 01` (accept new sensor) is logged; the next `F0` then gets the packet.
 - `D1 nn` (interval): answered `D1 01`.
 Faults, for the driver's recovery paths:
@@ -71,6 +75,42 @@ LIBRE1_FRAM = bytes.fromhex(
 )
 assert len(LIBRE1_FRAM) == 344
 
+# ivalkou/LibreTools Sources/LibreTools/Sensor/Libre2.swift (read at 0ef03f7508f7), Libre2.Example
+# and Example2: encrypted FRAM, sensor UID and patchInfo of two European Libre 2 sensors, and the
+# sensor age docs/protocols/libre2-fram.md §Test vectors gives for the deciphered dump.
+LIBRE2_DUMPS = {
+    "example": {
+        "uid": "9d81c20000a407e0", "patchInfo": "9d0830017317", "sensorAgeMinutes": 10320,
+        "fram": (
+            "069add798e9af4baa2554f31eae0473abd797b271ca286f85f041ccb1b524c77"
+            "5262bdb79397200d499ed6a78f02b61645bc49db079fb3a9ed4f20bd25d320a6"
+            "bf96ab3c8f8f016959c562fa01c9153840bf3a11c66c486a90fd136febbbf5d0"
+            "ef3c91016b5eeec79d5df305049a1981834b10f0d276ac0e5031210b510beedc"
+            "4e5552f5043f81fed6e9e1933a9914f70a2695230e3ba8e0a28d0948c95a3883"
+            "96597e0260268c4e97c439372514f9c7a83b29d9f043c75da479ce64d67e28e7"
+            "44044cca839a6250e3ed90357d850eaec45a4eeea3c7f94a4b387f3d62b49933"
+            "5544eacc759ef5b928bae33269e79ba042b27ca2467766a1ea69fcc8c3caf612"
+            "47bd967b696a69df74a08e651c972acc312c6ff5a142b21a636e888c87a7aba0"
+            "dd7309e6694214c3acced7e26bfae0f106db8bfbbd6aa17c624ebaecc8371544"
+            "ab39081bdd76ce5ee29b528f2cbaad56f8de9e61f19cfdfe")},
+    "example2": {
+        "uid": "df20be0000a407e0", "patchInfo": "9d0830017625", "sensorAgeMinutes": 3170,
+        "fram": (
+            "520bf344dca04321cc7dd74e29e282e3e704c9cf6c572c7da88210aad73219b3"
+            "c79f395fe37a4508b709bc6efada3407b46568607ea504e665654813f89ca7c8"
+            "70a74d9d523586f202cc9b9b7432ffc5bfe9781f46c2c70b0fb0c85423e20d44"
+            "9744368fac12ae4a6ce137e2462b5c741b7afe674fccdd951773b325e9aba65e"
+            "70e46cce568db9e5feaa503652d2c5222439d863086204adfa89001072cfa9f3"
+            "474bf57096f28acaffefa39e1aec9f4a2fe8a9cae6c8744698b2a29e8df0af09"
+            "c15b52597e00d33f59417b33eedb4051b23d9482f3b2e4caad3cd8c0d7d74c51"
+            "caa3ad2624ab10ba6135e17f3d3fecb4cfe3a2316ae7d73618215b435a9c757c"
+            "89e2496cb1716a476e8ae5b2c537e9e5ddb31237957ad01f73ebb815f1e65d51"
+            "fb1688a69c17b0400ebbd7ca9dcd8b60888854fc657143e751e218ea631d5baa"
+            "d1d3d708b7ed87c4b42431e7a0e6595193fda3e6bfe1f209")},
+}
+for _dump in LIBRE2_DUMPS.values():
+    assert len(bytes.fromhex(_dump["fram"])) == 344
+
 # Synthetic bridge header fields (no real MiaoMiao capture was available).
 SENSOR_UID = bytes.fromhex("2c5e8b0000a407e0")
 FIRMWARE = bytes.fromhex("0039")
@@ -79,9 +119,9 @@ MINUTE_COUNTER = bytes.fromhex("1381")
 NOTIFICATION_SIZE = 20
 
 
-def build_packet(fram: bytes, battery: int, patch_info: bytes | None) -> bytes:
+def build_packet(fram: bytes, battery: int, patch_info: bytes | None, uid: bytes = SENSOR_UID) -> bytes:
     total = 363 + (len(patch_info) if patch_info else 0)
-    body = (bytes([0x28]) + total.to_bytes(2, "big") + MINUTE_COUNTER + SENSOR_UID
+    body = (bytes([0x28]) + total.to_bytes(2, "big") + MINUTE_COUNTER + uid
             + bytes([battery]) + FIRMWARE + HARDWARE + fram + bytes([0x29]))
     return body + (patch_info or b"")
 
@@ -94,6 +134,11 @@ class MiaoMiao:
         self.packets_sent = 0
         self.periodic: dict[int, asyncio.Task] = {}
         self.send_lock = asyncio.Lock()
+        dump = LIBRE2_DUMPS.get(args.libre2)
+        self.fram = bytes.fromhex(dump["fram"]) if dump else LIBRE1_FRAM
+        self.uid = bytes.fromhex(dump["uid"]) if dump else SENSOR_UID
+        self.patch_info = dump["patchInfo"] if dump else args.patch_info
+        self.age_minutes = dump["sensorAgeMinutes"] if dump else 4993
         config = DeviceConfiguration()
         config.name = args.name
         config.address = hci.Address(args.address, hci.Address.RANDOM_DEVICE_ADDRESS)
@@ -171,12 +216,12 @@ class MiaoMiao:
                 return
             first = self.packets_sent == 0
             self.packets_sent += 1
-            fram = bytearray(LIBRE1_FRAM)
+            fram = bytearray(self.fram)
             corrupt = first and self.args.corrupt_first
             if corrupt:
                 fram[200] ^= 0x10
-            patch_info = bytes.fromhex(self.args.patch_info) if self.args.patch_info else None
-            packet = build_packet(bytes(fram), self.args.battery, patch_info)
+            patch_info = bytes.fromhex(self.patch_info) if self.patch_info else None
+            packet = build_packet(bytes(fram), self.args.battery, patch_info, self.uid)
             limit = len(packet)
             if first and self.args.stop_after is not None:
                 limit = min(limit, self.args.stop_after)
@@ -203,6 +248,8 @@ async def main() -> None:
                         help="pause between the notifications of one packet")
     parser.add_argument("--patch-info", metavar="HEX",
                         help="6 patchInfo bytes appended to the packet (newer firmware), e.g. df0000081a24")
+    parser.add_argument("--libre2", choices=sorted(LIBRE2_DUMPS),
+                        help="carry a published encrypted Libre 2 dump (with its UID and patchInfo) instead of the Libre 1")
     parser.add_argument("--new-sensor", action="store_true", help="answer the first F0 with 0x32")
     parser.add_argument("--no-sensor", action="store_true", help="answer every F0 with 0x34")
     parser.add_argument("--stop-after", type=int, metavar="BYTES",
@@ -223,9 +270,9 @@ async def main() -> None:
     port = await rig.start_hci_server()
     emit({"rig": "miaomiao", "port": port, "address": args.address, "addressType": "random",
           "name": args.name, "services": [str(NUS_SERVICE)], "legacyReports": args.legacy_reports,
-          "sensorUID": SENSOR_UID.hex(), "battery": args.battery, "firmware": FIRMWARE.hex(),
-          "hardware": HARDWARE.hex(), "fram": LIBRE1_FRAM.hex(), "sensorAgeMinutes": 4993,
-          "patchInfo": args.patch_info, "bumble": importlib.metadata.version("bumble")})
+          "sensorUID": bridge.uid.hex(), "battery": args.battery, "firmware": FIRMWARE.hex(),
+          "hardware": HARDWARE.hex(), "fram": bridge.fram.hex(), "sensorAgeMinutes": bridge.age_minutes,
+          "libre2": args.libre2, "patchInfo": bridge.patch_info, "bumble": importlib.metadata.version("bumble")})
     await bridge.device.power_on()
     await bridge.device.start_advertising(auto_restart=True)
     rig.ready(port)
