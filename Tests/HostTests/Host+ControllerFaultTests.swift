@@ -63,18 +63,23 @@ import Testing
         #expect(host.nextDeadline.map { $0 > gattDeadline } ?? true, "still due: \(String(describing: host.nextDeadline))")
     }
 
-    /// A host behind on its input (a flood of notifications on a small board, or under
-    /// qemu-user) must not call the controller lost while the answer it waits for may be in
-    /// what it has not read: with input waiting, a due command waits, and the late Command
-    /// Complete (Core v5.4 Vol 4 Part E §7.7.14) is taken as the answer.
-    @Test func aCommandDueWhileInputIsWaitingWaitsForThatInput() throws {
+    /// A ready host whose LE Set Scan Enable the controller never answers, and when it is due.
+    static func hostWaitingForLESetScanEnable() throws -> (Host, MonotonicInstant) {
         var world = SimulatedWorld()
         world.start()
         world.controller.unansweredOpcodes = [HCI.LESetScanEnable.opcode]
         world.startScanning(active: false)
         var host = world.host
         _ = host.takeOutputs()
-        let due = try #require(host.nextDeadline)
+        return (host, try #require(host.nextDeadline))
+    }
+
+    /// A host behind on its input (a flood of notifications on a small board, or under
+    /// qemu-user) must not call the controller lost while the answer it waits for may be in
+    /// what it has not read: with input waiting, a due command waits, and the late Command
+    /// Complete (Core v5.4 Vol 4 Part E §7.7.14) is taken as the answer.
+    @Test func aCommandDueWhileInputIsWaitingWaitsForThatInput() throws {
+        var (host, due) = try Self.hostWaitingForLESetScanEnable()
         host.handleDeadline(at: due + .seconds(5), inputWaiting: true)
         #expect(host.isReady)
         // Command Complete for LE Set Scan Enable (0x200C), status success, read at last.
@@ -87,13 +92,7 @@ import Testing
 
     /// The wait is bounded: input that never stops cannot hold a timeout back for ever.
     @Test func aCommandDueWhileInputKeepsComingFailsAfterTheBacklogAllowance() throws {
-        var world = SimulatedWorld()
-        world.start()
-        world.controller.unansweredOpcodes = [HCI.LESetScanEnable.opcode]
-        world.startScanning(active: false)
-        var host = world.host
-        _ = host.takeOutputs()
-        let due = try #require(host.nextDeadline)
+        var (host, due) = try Self.hostWaitingForLESetScanEnable()
         let allowance = host.configuration.backlogAllowance
         host.handleDeadline(at: due + allowance - .milliseconds(1), inputWaiting: true)
         #expect(host.isReady)
