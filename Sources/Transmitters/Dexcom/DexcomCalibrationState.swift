@@ -2,7 +2,8 @@ extension Dexcom {
     /// Byte 12 of a glucose reply and byte 6 of a backfill record: the transmitter's algorithm
     /// state (docs/protocols/dexcom-g5-g6.md §Calibration state and trend; names mostly from
     /// CGMBLEKit CalibrationState.swift and xDrip CalibrationState.java, which disagree above 0x0E;
-    /// the raw value is always kept).
+    /// the raw value is always kept). The G7 family reports the same states and adds 0x12 to
+    /// 0x19 (docs/protocols/dexcom-g7.md §Glucose; G7SensorKit `AlgorithmState.swift`).
     public struct CalibrationState: Hashable, Sendable, CustomStringConvertible {
         public var rawValue: UInt8
         public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -30,11 +31,12 @@ extension Dexcom {
             case 0x06: "ok"
             case 0x07: "needs calibration"
             case 0x08, 0x09, 0x0A, 0x0D: "calibration error (0x\(hex))"
-            case 0x0B, 0x0C, 0x10: "sensor failed (0x\(hex))"
+            case 0x0B, 0x0C, 0x10, 0x13, 0x14, 0x15, 0x16, 0x19: "sensor failed (0x\(hex))"
             case 0x0E: "needs calibration (outlier, 0x0E)"
             case 0x0F: "session ended"
             case 0x11: "transmitter problem"
-            case 0x12: "sensor errors (???)"
+            case 0x12: "temporary sensor issue"
+            case 0x18: "expired"
             default: "state 0x\(hex)"
             }
         }

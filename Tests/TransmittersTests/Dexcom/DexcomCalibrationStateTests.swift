@@ -11,4 +11,14 @@ struct DexcomCalibrationStateTests {
         #expect(Dexcom.CalibrationState(rawValue: 0x0E).description == "needs calibration (outlier, 0x0E)")
         #expect(Dexcom.CalibrationState(rawValue: 0x99).description == "state 0x99")
     }
+
+    /// The G7 family's own states (docs/protocols/dexcom-g7.md §Glucose), in the words
+    /// `SensorLifecycle` maps: expired and failed end the session, a temporary issue does not.
+    @Test func g7States() {
+        #expect(Dexcom.CalibrationState(rawValue: 24).description == "expired")
+        #expect(Dexcom.CalibrationState(rawValue: 25).description == "sensor failed (0x19)")
+        #expect(Dexcom.CalibrationState(rawValue: 19).description == "sensor failed (0x13)")
+        #expect(Dexcom.CalibrationState(rawValue: 18).description == "temporary sensor issue")
+        #expect(!Dexcom.CalibrationState(rawValue: 24).hasUsableGlucose)
+    }
 }
