@@ -13,13 +13,19 @@ extension VigilConfiguration {
     /// its own and still rejects what nobody knows; broadcast types become decoders, the
     /// others drivers. `vigil run`, `vigil config check` and the soak benchmark all build the
     /// appliance through this one function.
-    public func applianceDevices() throws(DeviceProblem) -> (devices: [Appliance.Device], alarms: [TransmitterConfiguration]) {
+    /// `files` holds what the executable read of every path in `filesToRead`, keyed by path.
+    public func applianceDevices(files: [String: AttachedFile] = [:]) throws(DeviceProblem) -> (devices: [Appliance.Device], alarms: [TransmitterConfiguration]) {
         var appliance: [Appliance.Device] = []
         var alarmDevices: [TransmitterConfiguration] = []
         for device in devices {
             let options = device.options.mapValues(\.plainText)
             let driverOptions = DeviceAlarmOptions.driverOptions(type: device.type, options: options)
-            let transmitter = TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: driverOptions)
+            var attached: [String: AttachedFile] = [:]
+            for (option, path) in Self.fileOptions(of: device) {
+                attached[option] = files[path] ?? .unreadable(reason: "not read")
+            }
+            let transmitter = TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: driverOptions,
+                                                       files: attached)
             alarmDevices.append(TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options))
             do throws(TransmitterConfigurationError) {
                 _ = try DeviceAlarmOptions(type: device.type, options: options)
@@ -37,5 +43,21 @@ extension VigilConfiguration {
             }
         }
         return (appliance, alarmDevices)
+    }
+
+    /// The paths of the files the devices' options name (a G7's `credentials`), for the
+    /// executable to read before `applianceDevices(files:)`: the core never reads a file.
+    public var filesToRead: [String] {
+        var paths: [String] = []
+        for device in devices {
+            for (_, path) in Self.fileOptions(of: device) where !paths.contains(path) { paths.append(path) }
+        }
+        return paths
+    }
+
+    /// A device's file options (per its type's declaration) that are set, with their paths.
+    static func fileOptions(of device: Device) -> [(option: String, path: String)] {
+        guard let declared = TransmitterCatalog.builtIn.declaration(named: device.type)?.fileOptions else { return [] }
+        return declared.sorted().compactMap { option in device.options[option].map { (option, $0.plainText) } }
     }
 }

@@ -7,11 +7,15 @@ public struct TransmitterConfiguration: Hashable, Sendable {
     public var typeName: String
     public var device: DeviceID
     public var options: [String: String]
+    /// The files named by the type's file options (`TransmitterDeclaration.fileOptions`), keyed
+    /// by option, read by whoever builds the configuration: a driver never reads a file.
+    public var files: [String: AttachedFile]
 
-    public init(typeName: String, device: DeviceID? = nil, options: [String: String] = [:]) {
+    public init(typeName: String, device: DeviceID? = nil, options: [String: String] = [:], files: [String: AttachedFile] = [:]) {
         self.typeName = typeName
         self.device = device ?? DeviceID(typeName)
         self.options = options
+        self.files = files
     }
 
     public init(parsing line: String) throws(TransmitterConfigurationError) {
@@ -58,6 +62,12 @@ public struct TransmitterConfiguration: Hashable, Sendable {
         if let number = Int64(text), number > 0 { return .seconds(number) }
         throw .invalidOption(key, value: text, expected: "a positive duration such as 30s, 500ms, 2m")
     }
+}
+
+/// The contents of a file an option names (a Dexcom G7's credentials), or why it could not be read.
+public enum AttachedFile: Hashable, Sendable {
+    case contents([UInt8])
+    case unreadable(reason: String)
 }
 
 public enum TransmitterConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -19,17 +19,21 @@ public struct TransmitterDeclaration: Sendable {
     public static let catalogFuzzTarget = "transmitter-types"
     /// The category's alarms and the type's own.
     public let alarms: Set<AlarmFamily>
+    /// Options whose value is the path of a file the driver needs (a G7's `credentials`): the
+    /// executable reads each before the driver is made (`TransmitterConfiguration.files`).
+    public let fileOptions: Set<String>
     private let sensorLife: @Sendable ([String: String]) -> Duration?
 
     /// `extraAlarms` are added to the category's; `sensorLife` is the default sensor life for a
     /// device configured with these options, nil where the type has none.
     public init(category: TransmitterCategory, fuzzTarget: String = catalogFuzzTarget, fuzzOptions: [String: String] = [:],
-                extraAlarms: Set<AlarmFamily> = [],
+                extraAlarms: Set<AlarmFamily> = [], fileOptions: Set<String> = [],
                 sensorLife: @escaping @Sendable (_ options: [String: String]) -> Duration? = { _ in nil }) {
         self.category = category
         self.fuzzTarget = fuzzTarget
         self.fuzzOptions = fuzzOptions
         self.alarms = category.alarms.union(extraAlarms)
+        self.fileOptions = fileOptions
         self.sensorLife = sensorLife
     }
 

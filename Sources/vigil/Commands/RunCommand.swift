@@ -150,8 +150,20 @@ struct RunCommand: ParsableCommand {
     /// (`VigilConfiguration.applianceDevices`). A problem is written with its line and is
     /// exit 78, as for the file's own errors.
     static func devices(of configuration: VigilConfiguration, file: String) throws -> (devices: [Appliance.Device], alarms: [TransmitterConfiguration]) {
+        // The files the devices name (a G7's credentials), read here so the core never reads one;
+        // a relative path is relative to the configuration file's folder.
+        var files: [String: AttachedFile] = [:]
+        let folder = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
+        for path in configuration.filesToRead {
+            let resolved = path.hasPrefix("/") ? path : folder + "/" + path
+            do {
+                files[path] = .contents(try FileSystem.readFile(path: resolved))
+            } catch {
+                files[path] = .unreadable(reason: "\(error)")
+            }
+        }
         do {
-            return try configuration.applianceDevices()
+            return try configuration.applianceDevices(files: files)
         } catch {
             StandardError.write("\(file):\(error.device.position.line): \(error)")
             throw ExitCode(ConfigurationFault.exitCode)
