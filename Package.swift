@@ -39,13 +39,16 @@ let package = Package(
             ],
             swiftSettings: small),
         .target(name: "Host", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks"], swiftSettings: small),
+        // OpenSSL 3's libcrypto (libssl-dev; its static archive in the release): P-256 arithmetic on
+        // arbitrary points for the Dexcom G7's J-PAKE, certificates and ECDSA (docs/crypto.md).
+        .target(name: "CLibCrypto", cSettings: cWarnings, linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "Readings", dependencies: ["Clocks"], swiftSettings: small),
         .target(name: "Alarms", dependencies: ["Readings", "Clocks"], swiftSettings: small),
         .target(
             name: "Transmitters",
             dependencies: [
-                "Wire", "Bluetooth", "Readings", "Clocks",
-                // AES-128-ECB for the Dexcom challenge, AES-CCM for encrypted BTHome.
+                "Wire", "Bluetooth", "Readings", "Clocks", "CLibCrypto",
+                // AES-128-ECB for the Dexcom challenge, AES-CCM for encrypted BTHome, SHA-256.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -91,7 +94,15 @@ let package = Package(
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth", "Wire"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"], swiftSettings: strict),
-        .testTarget(name: "TransmittersTests", dependencies: ["Transmitters", "Simulator", "Readings", "Wire", "Bluetooth", "Clocks"], swiftSettings: strict),
+        .testTarget(
+            name: "TransmittersTests",
+            dependencies: [
+                "Transmitters", "Simulator", "Readings", "Wire", "Bluetooth", "Clocks",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            // The scripts that made the Dexcom G7 vectors and test credentials (docs/crypto.md).
+            exclude: ["DexcomG7/make_jpake_vectors.py", "DexcomG7/make_test_credentials.sh"],
+            swiftSettings: strict),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Transmitters", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "AppTests", dependencies: ["App", "Alarms", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "CGPIO", "Clocks"], swiftSettings: strict),
