@@ -49,7 +49,8 @@ extension TransmitterType {
     /// `fuzzOptions`. A type whose declaration does not make a driver fails
     /// `FuzzTargetTests`, so the trap here is never reached by a committed type.
     func makeFuzzDriver() -> any TransmitterDriver {
-        let configuration = TransmitterConfiguration(typeName: name, options: declaration.fuzzOptions)
+        let configuration = TransmitterConfiguration(typeName: name, options: declaration.fuzzOptions,
+                                                     files: FuzzCredentials.files(forType: name))
         guard let driver = try? makeDriver(configuration) else { fatalError("\(name) rejects its own fuzzOptions") }
         return driver
     }
@@ -69,7 +70,7 @@ extension TransmitterCatalog.Entry {
     /// catalog's fuzz target can run it.
     public var isFuzzable: Bool {
         let configuration = { (declaration: TransmitterDeclaration) in
-            TransmitterConfiguration(typeName: self.name, options: declaration.fuzzOptions)
+            TransmitterConfiguration(typeName: self.name, options: declaration.fuzzOptions, files: FuzzCredentials.files(forType: self.name))
         }
         switch self {
         case let .connected(type): return (try? type.makeDriver(configuration(type.declaration))) != nil

@@ -46,6 +46,7 @@ public struct TransmitterCatalog: Sendable {
         .connected(MiaoMiaoDriver.transmitterType),
         .connected(BubbleDriver.transmitterType),
         .connected(DexcomDriver.transmitterType),
+        .connected(DexcomG7Driver.transmitterType),
         .broadcast(BTHomeDecoder.broadcastType),
         .broadcast(RuuviDecoder.broadcastType),
     ])

@@ -125,7 +125,7 @@ import Transmitters
     }
 
     @Test func anUnknownTypeIsNotWatchedAndTakesOnlyTheCommonKeys() throws {
-        #expect(try Self.options("dexcom-g7").watch == false)
-        #expect(DeviceAlarmOptions.keys(for: "dexcom-g7") == ["watch", "battery-low-percent"])
+        #expect(try Self.options("libre3").watch == false)
+        #expect(DeviceAlarmOptions.keys(for: "libre3") == ["watch", "battery-low-percent"])
     }
 }

@@ -6,15 +6,17 @@ import Transmitters
 /// The drivers' sensor-state vocabulary, taken from the drivers' own types where they have
 /// one (so a renamed state breaks this test, not the alarm), mapped to lifecycles.
 @Suite struct SensorLifecycleTests {
-    /// Every Dexcom calibration state byte 0x00-0x12 and beyond (docs/protocols/dexcom-g5-g6.md
-    /// §Calibration state and trend), by the words `Dexcom.CalibrationState.description` gives it.
+    /// Every Dexcom calibration state byte 0x00-0x19 and beyond (docs/protocols/dexcom-g5-g6.md
+    /// §Calibration state and trend, docs/protocols/dexcom-g7.md §Glucose), by the words `Dexcom.CalibrationState.description` gives it.
     @Test(arguments: [
         (UInt8(0x00), nil), (0x01, .ended(reason: "stopped")), (0x02, .warmingUp), (0x03, nil),
         (0x04, .awaitingCalibration), (0x05, .awaitingCalibration), (0x06, .running), (0x07, .running),
         (0x08, nil), (0x09, nil), (0x0A, nil), (0x0B, .ended(reason: "sensor failed (0x0B)")),
         (0x0C, .ended(reason: "sensor failed (0x0C)")), (0x0D, nil), (0x0E, .running),
         (0x0F, .ended(reason: "session ended")), (0x10, .ended(reason: "sensor failed (0x10)")),
-        (0x11, .ended(reason: "transmitter problem")), (0x12, nil), (0x13, nil), (0xFF, nil),
+        (0x11, .ended(reason: "transmitter problem")), (0x12, nil), (0x13, .ended(reason: "sensor failed (0x13)")),
+        // The G7 family's own (docs/protocols/dexcom-g7.md §Glucose): expired ends the session.
+        (0x17, nil), (0x18, .ended(reason: "expired")), (0x19, .ended(reason: "sensor failed (0x19)")), (0xFF, nil),
     ] as [(UInt8, SensorLifecycle?)])
     func dexcomStates(_ raw: UInt8, _ expected: SensorLifecycle?) {
         #expect(SensorLifecycle(sensorState: Dexcom.CalibrationState(rawValue: raw).description) == expected)
