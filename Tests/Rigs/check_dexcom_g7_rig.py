@@ -34,7 +34,7 @@ from cryptography import x509
 import g7_credentials
 import g7_jpake
 from check_common import Checks, RigProcess, att_error_of, central, run_main, scan_for
-from dexcom_g7 import AUTHENTICATION, BACKFILL, CERTIFICATE, CONTROL, READING_INTERVAL, g7_hash
+from dexcom_g7 import AUTHENTICATION, BACKFILL, CERTIFICATE, CONTROL, DROP_STEPS, READING_INTERVAL, g7_hash
 
 CENTRAL_ADDRESS = "F0:F1:F2:F3:F4:F7"
 SPEED = 300  # sensor seconds per real second: a reading every second, a gap after a reconnect
@@ -405,6 +405,80 @@ async def states(checks: Checks, directory: str, name: str, age: str, state: int
         checks.check(code == 0, f"{label}: rig exited cleanly", code)
 
 
+class Quiet(Checks):
+    """Checks that neither print nor count: the steps of a session the rig is meant to cut."""
+
+    def check(self, ok: bool, what: str, detail: object = "") -> bool:
+        return ok
+
+
+async def drops(checks: Checks, directory: str) -> None:
+    """--drop-at every step: each drops one link, once, in the order a display meets them, and
+    the display that starts over each time gets through on the ninth connection."""
+    path = os.path.join(directory, "g7-drops.pem")
+    rig = RigProcess("dexcom_g7.py")
+    await rig.start(["--speed", str(SPEED), "--idle-drop", "0", "--readvertise-after", "0.1",
+                     "--credentials-out", path, "--drop-at", ",".join(DROP_STEPS)])
+    credentials = g7_credentials.DisplayCredentials.read(path)
+    quiet = Quiet()
+    key: bytes | None = None
+    label = "--drop-at"
+
+    async def session(device: Device) -> dict:
+        """What a display does on every connection: pair if it must, then glucose and backfill."""
+        nonlocal key
+        display = await Display.open(device, rig)
+        if key is None:
+            fresh = await jpake(display, rig, quiet, "1234", label)
+            key = fresh
+        matches, theirs = await challenge(display, key)
+        await display.write_auth(b"\x04" + g7_hash(key, theirs))
+        status = await display.reply()
+        if status[2] == 1:
+            await display.connection.encrypt()
+        else:
+            sensor_leaf = await certificates(display, rig, quiet, credentials, label)
+            await display.reply()
+            await key_challenge(display, quiet, sensor_leaf, credentials.key, label)
+            for request in (b"\x06\x1e", b"\x07"):
+                await display.write_auth(request)
+                await display.reply()
+            await display.connection.pair()
+            await display.reply()
+        await subscribe_control(display)
+        reading = parse_glucose(await display.ask(b"\x4e"))
+        await display.ask(b"\x59" + struct.pack("<II", reading["sensorTime"] - 3600, reading["sensorTime"]))
+        await display.connection.disconnect()
+        return reading
+
+    try:
+        async with central(rig, CENTRAL_ADDRESS, MemoryKeyStore()) as device:
+            seen, completed = [], None
+            for attempt in range(len(DROP_STEPS) + 1):
+                before = count(rig, "disconnected")
+                gone = asyncio.create_task(rig.wait_for(lambda r: count(rig, "disconnected") > before, 30))
+                work = asyncio.create_task(session(device))
+                await asyncio.wait({gone, work}, return_when=asyncio.FIRST_COMPLETED)
+                if work.done() and work.exception() is None:
+                    completed = work.result()
+                else:
+                    work.cancel()
+                await gone
+                dropped = [r["step"] for r in rig.lines if r.get("event") == "link-dropped-at"]
+                seen.append(dropped[-1] if len(dropped) > len(seen) else "not dropped")
+                if completed:
+                    break
+                await rig.wait_for(lambda r: count(rig, "advertising") > attempt, 5)
+            checks.check(seen[:-1] == list(DROP_STEPS) and seen[-1] == "not dropped",
+                         f"{label}: each step dropped one link, in order", seen)
+            checks.check(completed is not None and completed["mgdl"] is not None,
+                         f"{label}: the display starting over got its glucose on connection {len(seen)}",
+                         completed)
+    finally:
+        code = await rig.stop()
+        checks.check(code == 0, f"{label}: rig exited cleanly", code)
+
+
 def vectors(checks: Checks) -> None:
     """The test side's own crypto against the doc's vector and `cryptography`."""
     checks.check(g7_hash(bytes(range(16)), bytes.fromhex("0011223344556677")).hex() == "28b454bdf4d00600",
@@ -427,6 +501,7 @@ async def run(args) -> int:
         await other_ca(checks, directory)
         await states(checks, directory, "DX02CD", "10m", 2)
         await states(checks, directory, "DX01EF", "10d13h", 24)
+        await drops(checks, directory)
     print(f"took {time.monotonic() - started:.1f} s", flush=True)
     return checks.finish()
 
