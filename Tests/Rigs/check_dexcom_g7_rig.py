@@ -12,8 +12,9 @@ sensor dropping the idle link. A second connection authenticates with the stored
 (`05 01 01`), re-encrypts, and backfills the gap. Further rigs: a wrong code shows as the `03`
 hash mismatch (and a stubborn `04` is refused `05 02 01`), then a bond request before verified
 credentials is refused and a bad signature drops the link; `--credentials-from-other-ca` is
-rejected; a ONE+ in warm-up and an expired Stelo answer their states. Exits 0 only if every
-check passed (`CHECK ok|FAIL ...` lines).
+rejected; a ONE+ in warm-up and an expired Stelo answer their states; with every `--drop-at`
+step armed, each cuts one link in order and a display that starts over gets through. Exits 0
+only if every check passed (`CHECK ok|FAIL ...` lines); about 12 s.
 """
 
 from __future__ import annotations
