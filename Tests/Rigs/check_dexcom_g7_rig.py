@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import struct
 import tempfile
@@ -31,6 +32,7 @@ from bumble.gatt import GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR
 from bumble.device import Connection, Device, Peer
 from bumble.keys import MemoryKeyStore
 from cryptography import x509
+from cryptography.hazmat.primitives.asymmetric import ec
 
 import g7_credentials
 import g7_jpake
@@ -239,171 +241,160 @@ async def pair_fully(display: Display, rig: RigProcess, checks: Checks, code: st
     return key
 
 
+@contextlib.asynccontextmanager
+async def sensor_rig(checks: Checks, directory: str, label: str, arguments: list[str]):
+    """A G7 rig that writes its credentials into `directory`, and our display's central on its
+    HCI port; the rig must exit cleanly when we are done."""
+    path = os.path.join(directory, f"g7-{len(os.listdir(directory))}.pem")
+    rig = RigProcess("dexcom_g7.py")
+    await rig.start(arguments + ["--credentials-out", path])
+    try:
+        credentials = g7_credentials.DisplayCredentials.read(path)
+        async with central(rig, CENTRAL_ADDRESS, MemoryKeyStore()) as device:
+            yield rig, credentials, path, device
+    finally:
+        code = await rig.stop()
+        checks.check(code == 0, f"{label}: rig exited cleanly", code)
+
+
 def count(rig: RigProcess, event: str) -> int:
     return sum(1 for r in rig.lines if r.get("event") == event)
 
 
 async def main_sensor(checks: Checks, directory: str) -> None:
     """Pairing, data, the idle drop, and a second connection on the stored key."""
-    path = os.path.join(directory, "g7.pem")
-    rig = RigProcess("dexcom_g7.py")
-    await rig.start(["--name", "DXCMAB", "--code", "1234", "--speed", str(SPEED), "--idle-drop", "1.5",
-                     "--readvertise-after", "0.3", "--credentials-out", path])
-    checks.check(rig.port > 0 and rig.info.get("credentials") == path, "rig READY, credentials path announced")
-    checks.check(os.stat(path).st_mode & 0o777 == 0o600, "credentials file is mode 0600", oct(os.stat(path).st_mode))
-    credentials = g7_credentials.DisplayCredentials.read(path)
-    checks.check(credentials.leaf.verify_directly_issued_by(credentials.intermediate) is None,
-                 "credentials file: intermediate, leaf issued by it, and a P-256 key")
-    try:
-        async with central(rig, CENTRAL_ADDRESS, MemoryKeyStore()) as device:
-            advertisement = await scan_for(device, rig.info["address"], 10)
-            if checks.check(advertisement is not None, "scan found the rig"):
-                ad = advertisement.data
-                checks.check(ad.get(ad.COMPLETE_LOCAL_NAME) == "DXCMAB", "advertised name DXCMAB")
-                services = [u.to_hex_str() for u in ad.get(ad.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS) or []]
-                checks.check(services == ["FEBC"], "advertised 0xFEBC", services)
+    arguments = ["--name", "DXCMAB", "--code", "1234", "--speed", str(SPEED), "--idle-drop", "1.5",
+                 "--readvertise-after", "0.3"]
+    async with sensor_rig(checks, directory, "main rig", arguments) as (rig, credentials, path, device):
+        checks.check(rig.info.get("credentials") == path, "rig READY, credentials path announced")
+        checks.check(os.stat(path).st_mode & 0o777 == 0o600, "credentials file is mode 0600",
+                     oct(os.stat(path).st_mode))
+        checks.check(credentials.leaf.verify_directly_issued_by(credentials.intermediate) is None,
+                     "credentials file: intermediate, leaf issued by it, and a P-256 key")
+        advertisement = await scan_for(device, rig.info["address"], 10)
+        if checks.check(advertisement is not None, "scan found the rig"):
+            ad = advertisement.data
+            checks.check(ad.get(ad.COMPLETE_LOCAL_NAME) == "DXCMAB", "advertised name DXCMAB")
+            services = [u.to_hex_str() for u in ad.get(ad.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS) or []]
+            checks.check(services == ["FEBC"], "advertised 0xFEBC", services)
 
-            label = "first connection"
-            display = await Display.open(device, rig)
-            key = await pair_fully(display, rig, checks, "1234", credentials, label)
-            await subscribe_control(display)
-            first = await glucose(display, rig, checks, label)
-            checks.check(first["state"] == 6 and first["mgdl"] is not None and first["trend"] is not None
-                         and first["trend"] < 0, f"{label}: state OK, a falling glucose", first)
-            end = first["sensorTime"]
-            records = await backfill(display, rig, checks, end - 3600, end, label)
-            checks.check(len(records) == 13 and records[-1][:2] == [end, first["mgdl"]],
-                         f"{label}: an hour of backfill ends with the live reading", [r[0] for r in records])
-            version = await display.ask(b"\x52")
-            session, warmup = struct.unpack("<IH", version[2:8])
-            checks.check(len(version) == 15 and (session, warmup) == (907_200, 1620),
-                         f"{label}: extended version 10.5 days, 27 min warm-up", version.hex())
-            transmitter = await display.ask(b"\x4a")
-            checks.check(transmitter.hex() == "4a002cc069489c37000031474141c03e55bcb300",
-                         f"{label}: transmitter version", transmitter.hex())
-            calibration = await display.ask(b"\x34" + struct.pack("<HI", 120, end))
-            logged = await rig.wait_for(lambda r: r.get("received") == "calibration")
-            checks.check(calibration == b"\x34\x00\x01\x00" and logged == {"received": "calibration", "mgdl": 120,
-                                                                            "sensorTime": end},
-                         f"{label}: calibration accepted and recorded", calibration.hex())
-            bounds = await display.ask(b"\x32")
-            checks.check(len(bounds) == 20 and bounds[:2] == b"\x32\x00", f"{label}: calibration bounds, 20 bytes")
-            idle_started = time.monotonic()
-            dropped = await rig.wait_for(lambda r: r.get("event") == "idle-drop", 5)
-            gone = await rig.wait_for(lambda r: r.get("event") == "disconnected", 5)
-            idle = time.monotonic() - idle_started
-            checks.check(dropped is not None and gone is not None and gone["reason"] == 0x13 and idle > 1.0,
-                         f"{label}: the sensor dropped the idle link", (gone, f"after {idle:.1f} s"))
+        label = "first connection"
+        display = await Display.open(device, rig)
+        key = await pair_fully(display, rig, checks, "1234", credentials, label)
+        await subscribe_control(display)
+        first = await glucose(display, rig, checks, label)
+        checks.check(first["state"] == 6 and first["mgdl"] is not None and first["trend"] is not None
+                     and first["trend"] < 0, f"{label}: state OK, a falling glucose", first)
+        end = first["sensorTime"]
+        records = await backfill(display, rig, checks, end - 3600, end, label)
+        checks.check(len(records) == 13 and records[-1][:2] == [end, first["mgdl"]],
+                     f"{label}: an hour of backfill ends with the live reading", [r[0] for r in records])
+        version = await display.ask(b"\x52")
+        session, warmup = struct.unpack("<IH", version[2:8])
+        checks.check(len(version) == 15 and (session, warmup) == (907_200, 1620),
+                     f"{label}: extended version 10.5 days, 27 min warm-up", version.hex())
+        transmitter = await display.ask(b"\x4a")
+        checks.check(transmitter.hex() == "4a002cc069489c37000031474141c03e55bcb300",
+                     f"{label}: transmitter version", transmitter.hex())
+        calibration = await display.ask(b"\x34" + struct.pack("<HI", 120, end))
+        logged = await rig.wait_for(lambda r: r.get("received") == "calibration")
+        checks.check(calibration == b"\x34\x00\x01\x00" and logged == {"received": "calibration", "mgdl": 120,
+                                                                        "sensorTime": end},
+                     f"{label}: calibration accepted and recorded", calibration.hex())
+        bounds = await display.ask(b"\x32")
+        checks.check(len(bounds) == 20 and bounds[:2] == b"\x32\x00", f"{label}: calibration bounds, 20 bytes")
+        idle_started = time.monotonic()
+        dropped = await rig.wait_for(lambda r: r.get("event") == "idle-drop", 5)
+        gone = await rig.wait_for(lambda r: r.get("event") == "disconnected", 5)
+        idle = time.monotonic() - idle_started
+        checks.check(dropped is not None and gone is not None and gone["reason"] == 0x13 and idle > 1.0,
+                     f"{label}: the sensor dropped the idle link", (gone, f"after {idle:.1f} s"))
 
-            label = "second connection"
-            await rig.wait_for(lambda r: r.get("event") == "advertising", 5)
-            display = await Display.open(device, rig)
-            refused = await att_error_of(display.peer.write_value(
-                display.control.get_descriptor(GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR),
-                b"\x02\x00", with_response=True))
-            checks.check(refused == 0x0F, f"{label}: Control CCCD on the clear link: Insufficient Encryption",
-                         refused)
-            await authenticate(display, checks, key, True, label)
-            await asyncio.wait_for(display.connection.encrypt(), 10)
-            checks.check(display.connection.is_encrypted, f"{label}: re-encrypted from the bond")
-            await subscribe_control(display)
-            second = await glucose(display, rig, checks, label)
-            checks.check(second["sequence"] > first["sequence"] and second["mgdl"] <= first["mgdl"],
-                         f"{label}: a newer, lower reading", (first["sequence"], second["sequence"]))
-            gap = await backfill(display, rig, checks, end + 1, second["sensorTime"], label)
-            checks.check(len(gap) >= 1 and gap[0][0] == end + READING_INTERVAL and gap[-1][0] == second["sensorTime"],
-                         f"{label}: the gap since the first connection backfills", [r[0] for r in gap])
-            checks.check(count(rig, "jpake-done") == 1 and count(rig, "bonded") == 1,
-                         f"{label}: no second J-PAKE or pairing")
-            await display.connection.disconnect()
-    finally:
-        code = await rig.stop()
-        checks.check(code == 0, "rig exited cleanly on stdin close", code)
+        label = "second connection"
+        await rig.wait_for(lambda r: r.get("event") == "advertising", 5)
+        display = await Display.open(device, rig)
+        refused = await att_error_of(display.peer.write_value(
+            display.control.get_descriptor(GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR),
+            b"\x02\x00", with_response=True))
+        checks.check(refused == 0x0F, f"{label}: Control CCCD on the clear link: Insufficient Encryption",
+                     refused)
+        await authenticate(display, checks, key, True, label)
+        await asyncio.wait_for(display.connection.encrypt(), 10)
+        checks.check(display.connection.is_encrypted, f"{label}: re-encrypted from the bond")
+        await subscribe_control(display)
+        second = await glucose(display, rig, checks, label)
+        checks.check(second["sequence"] > first["sequence"] and second["mgdl"] <= first["mgdl"],
+                     f"{label}: a newer, lower reading", (first["sequence"], second["sequence"]))
+        gap = await backfill(display, rig, checks, end + 1, second["sensorTime"], label)
+        checks.check(len(gap) >= 1 and gap[0][0] == end + READING_INTERVAL and gap[-1][0] == second["sensorTime"],
+                     f"{label}: the gap since the first connection backfills", [r[0] for r in gap])
+        checks.check(count(rig, "jpake-done") == 1 and count(rig, "bonded") == 1,
+                     f"{label}: no second J-PAKE or pairing")
+        await display.connection.disconnect()
 
 
 async def refusals(checks: Checks, directory: str) -> None:
     """Wrong code, a bond request without credentials, a bad signature."""
-    path = os.path.join(directory, "g7-refusals.pem")
-    rig = RigProcess("dexcom_g7.py")
-    await rig.start(["--code", "1234", "--speed", str(SPEED), "--idle-drop", "0", "--readvertise-after", "0.2",
-                     "--credentials-out", path])
-    credentials = g7_credentials.DisplayCredentials.read(path)
-    try:
-        async with central(rig, CENTRAL_ADDRESS, MemoryKeyStore()) as device:
-            label = "wrong code"
-            display = await Display.open(device, rig)
-            key = await jpake(display, rig, checks, "4321", label)
-            matches, theirs = await challenge(display, key)
-            checks.check(not matches, f"{label}: the sensor's 03 hash does not match our key")
-            await display.write_auth(b"\x04" + g7_hash(key, theirs))
-            checks.check(await display.reply() == b"\x05\x02\x01", f"{label}: a wrong 04 is refused 05 02 01")
-            mismatch = await rig.wait_for(lambda r: r.get("event") == "challenge-mismatch")
-            checks.check(mismatch is not None and mismatch["refusals"] == 1, f"{label}: rig counted the refusal",
-                         mismatch)
-            error = await att_error_of(display.write_auth(b"\x07"))
-            checks.check(error == 0x80 and await rig.wait_for(lambda r: r.get("event") == "bond-refused") is not None,
-                         f"{label}: a bond request without verified credentials is refused", error)
-            await display.connection.disconnect()
+    arguments = ["--code", "1234", "--speed", str(SPEED), "--idle-drop", "0", "--readvertise-after", "0.2"]
+    async with sensor_rig(checks, directory, "refusals", arguments) as (rig, credentials, path, device):
+        label = "wrong code"
+        display = await Display.open(device, rig)
+        key = await jpake(display, rig, checks, "4321", label)
+        matches, theirs = await challenge(display, key)
+        checks.check(not matches, f"{label}: the sensor's 03 hash does not match our key")
+        await display.write_auth(b"\x04" + g7_hash(key, theirs))
+        checks.check(await display.reply() == b"\x05\x02\x01", f"{label}: a wrong 04 is refused 05 02 01")
+        mismatch = await rig.wait_for(lambda r: r.get("event") == "challenge-mismatch")
+        checks.check(mismatch is not None and mismatch["refusals"] == 1, f"{label}: rig counted the refusal",
+                     mismatch)
+        error = await att_error_of(display.write_auth(b"\x07"))
+        checks.check(error == 0x80 and await rig.wait_for(lambda r: r.get("event") == "bond-refused") is not None,
+                     f"{label}: a bond request without verified credentials is refused", error)
+        await display.connection.disconnect()
 
-            label = "bad signature"
-            await rig.wait_for(lambda r: r.get("event") == "advertising", 5)
-            display = await Display.open(device, rig)
-            key = await jpake(display, rig, checks, "1234", label)
-            await authenticate(display, checks, key, False, label)
-            sensor_leaf = await certificates(display, rig, checks, credentials, label)
-            checks.check(await display.reply() == b"\x0b\x00\x02\x00\x00", f"{label}: terminator acknowledged")
-            await key_challenge(display, checks, sensor_leaf, g7_credentials.new_key(), label)
-            rejected = await rig.wait_for(lambda r: r.get("event") == "signature-rejected")
-            gone = await rig.wait_for(lambda r: r.get("event") == "disconnected" and count(rig, "disconnected") == 2)
-            checks.check(rejected is not None and gone is not None, f"{label}: rejected and the link dropped")
-    finally:
-        code = await rig.stop()
-        checks.check(code == 0, "refusals rig exited cleanly", code)
+        label = "bad signature"
+        await rig.wait_for(lambda r: r.get("event") == "advertising", 5)
+        display = await Display.open(device, rig)
+        key = await jpake(display, rig, checks, "1234", label)
+        await authenticate(display, checks, key, False, label)
+        sensor_leaf = await certificates(display, rig, checks, credentials, label)
+        checks.check(await display.reply() == b"\x0b\x00\x02\x00\x00", f"{label}: terminator acknowledged")
+        await key_challenge(display, checks, sensor_leaf, g7_credentials.new_key(), label)
+        rejected = await rig.wait_for(lambda r: r.get("event") == "signature-rejected")
+        gone = await rig.wait_for(lambda r: r.get("event") == "disconnected" and count(rig, "disconnected") == 2)
+        checks.check(rejected is not None and gone is not None, f"{label}: rejected and the link dropped")
 
 
 async def other_ca(checks: Checks, directory: str) -> None:
-    path = os.path.join(directory, "g7-other.pem")
-    rig = RigProcess("dexcom_g7.py")
-    await rig.start(["--speed", str(SPEED), "--credentials-from-other-ca", "--credentials-out", path])
-    credentials = g7_credentials.DisplayCredentials.read(path)
+    """Credentials from another root: the sensor rejects the chain and drops the link."""
     label = "other CA"
-    try:
-        async with central(rig, CENTRAL_ADDRESS, MemoryKeyStore()) as device:
-            display = await Display.open(device, rig)
-            key = await jpake(display, rig, checks, "1234", label)
-            await authenticate(display, checks, key, False, label)
-            await certificates(display, rig, checks, credentials, label)
-            rejected = await rig.wait_for(lambda r: r.get("event") == "certificates-rejected")
-            gone = await rig.wait_for(lambda r: r.get("event") == "disconnected")
-            checks.check(rejected is not None and "root" in rejected["reason"] and gone is not None,
-                         f"{label}: the chain is rejected and the link dropped", rejected)
-    finally:
-        code = await rig.stop()
-        checks.check(code == 0, f"{label}: rig exited cleanly", code)
+    arguments = ["--speed", str(SPEED), "--credentials-from-other-ca"]
+    async with sensor_rig(checks, directory, label, arguments) as (rig, credentials, path, device):
+        display = await Display.open(device, rig)
+        key = await jpake(display, rig, checks, "1234", label)
+        await authenticate(display, checks, key, False, label)
+        await certificates(display, rig, checks, credentials, label)
+        rejected = await rig.wait_for(lambda r: r.get("event") == "certificates-rejected")
+        gone = await rig.wait_for(lambda r: r.get("event") == "disconnected")
+        checks.check(rejected is not None and "root" in rejected["reason"] and gone is not None,
+                     f"{label}: the chain is rejected and the link dropped", rejected)
 
 
 async def states(checks: Checks, directory: str, name: str, age: str, state: int) -> None:
     """A ONE+ in warm-up or an expired Stelo: no glucose, its state."""
-    path = os.path.join(directory, f"g7-{name}.pem")
-    rig = RigProcess("dexcom_g7.py")
-    await rig.start(["--name", name, "--sensor-age", age, "--speed", "1", "--credentials-out", path])
-    credentials = g7_credentials.DisplayCredentials.read(path)
     label = f"{name} at {age}"
-    try:
-        async with central(rig, CENTRAL_ADDRESS, MemoryKeyStore()) as device:
-            advertisement = await scan_for(device, rig.info["address"], 10)
-            checks.check(advertisement is not None and
-                         advertisement.data.get(advertisement.data.COMPLETE_LOCAL_NAME) == name,
-                         f"{label}: advertised as {name}")
-            display = await Display.open(device, rig)
-            await pair_fully(display, rig, checks, "1234", credentials, label)
-            await subscribe_control(display)
-            reading = await glucose(display, rig, checks, label)
-            checks.check(reading["state"] == state and reading["mgdl"] is None and reading["trend"] is None,
-                         f"{label}: state {state}, no glucose, no trend", reading)
-    finally:
-        code = await rig.stop()
-        checks.check(code == 0, f"{label}: rig exited cleanly", code)
+    arguments = ["--name", name, "--sensor-age", age, "--speed", "1"]
+    async with sensor_rig(checks, directory, label, arguments) as (rig, credentials, path, device):
+        advertisement = await scan_for(device, rig.info["address"], 10)
+        checks.check(advertisement is not None and
+                     advertisement.data.get(advertisement.data.COMPLETE_LOCAL_NAME) == name,
+                     f"{label}: advertised as {name}")
+        display = await Display.open(device, rig)
+        await pair_fully(display, rig, checks, "1234", credentials, label)
+        await subscribe_control(display)
+        reading = await glucose(display, rig, checks, label)
+        checks.check(reading["state"] == state and reading["mgdl"] is None and reading["trend"] is None,
+                     f"{label}: state {state}, no glucose, no trend", reading)
 
 
 class Quiet(Checks):
@@ -416,11 +407,6 @@ class Quiet(Checks):
 async def drops(checks: Checks, directory: str) -> None:
     """--drop-at every step: each drops one link, once, in the order a display meets them, and
     the display that starts over each time gets through on the ninth connection."""
-    path = os.path.join(directory, "g7-drops.pem")
-    rig = RigProcess("dexcom_g7.py")
-    await rig.start(["--speed", str(SPEED), "--idle-drop", "0", "--readvertise-after", "0.1",
-                     "--credentials-out", path, "--drop-at", ",".join(DROP_STEPS)])
-    credentials = g7_credentials.DisplayCredentials.read(path)
     quiet = Quiet()
     key: bytes | None = None
     label = "--drop-at"
@@ -430,9 +416,8 @@ async def drops(checks: Checks, directory: str) -> None:
         nonlocal key
         display = await Display.open(device, rig)
         if key is None:
-            fresh = await jpake(display, rig, quiet, "1234", label)
-            key = fresh
-        matches, theirs = await challenge(display, key)
+            key = await jpake(display, rig, quiet, "1234", label)
+        _, theirs = await challenge(display, key)
         await display.write_auth(b"\x04" + g7_hash(key, theirs))
         status = await display.reply()
         if status[2] == 1:
@@ -452,39 +437,36 @@ async def drops(checks: Checks, directory: str) -> None:
         await display.connection.disconnect()
         return reading
 
-    try:
-        async with central(rig, CENTRAL_ADDRESS, MemoryKeyStore()) as device:
-            seen, completed = [], None
-            for attempt in range(len(DROP_STEPS) + 1):
-                before = count(rig, "disconnected")
-                gone = asyncio.create_task(rig.wait_for(lambda r: count(rig, "disconnected") > before, 30))
-                work = asyncio.create_task(session(device))
-                await asyncio.wait({gone, work}, return_when=asyncio.FIRST_COMPLETED)
-                if work.done() and work.exception() is None:
-                    completed = work.result()
-                else:
-                    work.cancel()
-                await gone
-                dropped = [r["step"] for r in rig.lines if r.get("event") == "link-dropped-at"]
-                seen.append(dropped[-1] if len(dropped) > len(seen) else "not dropped")
-                if completed:
-                    break
-                await rig.wait_for(lambda r: count(rig, "advertising") > attempt, 5)
-            checks.check(seen[:-1] == list(DROP_STEPS) and seen[-1] == "not dropped",
-                         f"{label}: each step dropped one link, in order", seen)
-            checks.check(completed is not None and completed["mgdl"] is not None,
-                         f"{label}: the display starting over got its glucose on connection {len(seen)}",
-                         completed)
-    finally:
-        code = await rig.stop()
-        checks.check(code == 0, f"{label}: rig exited cleanly", code)
+    arguments = ["--speed", str(SPEED), "--idle-drop", "0", "--readvertise-after", "0.1",
+                 "--drop-at", ",".join(DROP_STEPS)]
+    async with sensor_rig(checks, directory, label, arguments) as (rig, credentials, path, device):
+        seen, completed = [], None
+        for attempt in range(len(DROP_STEPS) + 1):
+            before = count(rig, "disconnected")
+            gone = asyncio.create_task(rig.wait_for(lambda r: count(rig, "disconnected") > before, 30))
+            work = asyncio.create_task(session(device))
+            await asyncio.wait({gone, work}, return_when=asyncio.FIRST_COMPLETED)
+            if work.done() and work.exception() is None:
+                completed = work.result()
+            else:
+                work.cancel()
+            await gone
+            dropped = [r["step"] for r in rig.lines if r.get("event") == "link-dropped-at"]
+            seen.append(dropped[-1] if len(dropped) > len(seen) else "not dropped")
+            if completed:
+                break
+            await rig.wait_for(lambda r: count(rig, "advertising") > attempt, 5)
+        checks.check(seen[:-1] == list(DROP_STEPS) and seen[-1] == "not dropped",
+                     f"{label}: each step dropped one link, in order", seen)
+        checks.check(completed is not None and completed["mgdl"] is not None,
+                     f"{label}: the display starting over got its glucose on connection {len(seen)}",
+                     completed)
 
 
 def vectors(checks: Checks) -> None:
     """The test side's own crypto against the doc's vector and `cryptography`."""
     checks.check(g7_hash(bytes(range(16)), bytes.fromhex("0011223344556677")).hex() == "28b454bdf4d00600",
                  "AES challenge vector")
-    from cryptography.hazmat.primitives.asymmetric import ec
     scalar = g7_jpake.random_scalar()
     public = ec.derive_private_key(scalar, ec.SECP256R1()).public_key().public_numbers()
     checks.check(g7_jpake.multiply(scalar, g7_jpake.G) == (public.x, public.y),

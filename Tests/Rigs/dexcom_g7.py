@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.metadata
 import os
 import re
 import struct
@@ -51,25 +50,20 @@ import time
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable
 
-from bumble import att, data_types, gatt, hci
-from bumble.core import UUID, AdvertisingData
-from bumble.device import Connection, Device, DeviceConfiguration
-from bumble.keys import MemoryKeyStore
+from bumble import att, gatt
+from bumble.core import UUID
+from bumble.device import Connection, Device
 from bumble.pairing import PairingConfig, PairingDelegate
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+import dexcom_common
 import g7_credentials
 import g7_jpake
 import rig_common
+from dexcom_common import ATT_INSUFFICIENT_AUTHENTICATION, AUTHENTICATION, BACKFILL, CGM_SERVICE, CONTROL
 from rig_common import emit
 
-CGM_SERVICE = "F8083532-849E-531C-C594-30F1F86A4EA5"
-CONTROL = "F8083534-849E-531C-C594-30F1F86A4EA5"
-AUTHENTICATION = "F8083535-849E-531C-C594-30F1F86A4EA5"
-BACKFILL = "F8083536-849E-531C-C594-30F1F86A4EA5"
 CERTIFICATE = "F8083538-849E-531C-C594-30F1F86A4EA5"
-ATT_INSUFFICIENT_AUTHENTICATION = 0x05
-ATT_INSUFFICIENT_ENCRYPTION = 0x0F
 ATT_APPLICATION_ERROR = 0x80
 READING_INTERVAL = 300  # sensor seconds between readings
 SESSION_LENGTH = 907_200  # 10 days + 12 hours of grace
@@ -176,20 +170,8 @@ class Sensor:
                                                       sensor_ca, sensor_ca_key, ca=False)
         self.sensor_certificates = [g7_credentials.der(c) for c in (sensor_ca, sensor_leaf)]
 
-        config = DeviceConfiguration()
-        config.name = "Dexcom" + self.name[-2:]  # the GAP name once connected
-        config.address = hci.Address(args.address, hci.Address.RANDOM_DEVICE_ADDRESS)
-        config.advertising_data = bytes(AdvertisingData([
-            data_types.Flags(AdvertisingData.Flags.LE_GENERAL_DISCOVERABLE_MODE
-                             | AdvertisingData.Flags.BR_EDR_NOT_SUPPORTED),
-            data_types.CompleteListOf16BitServiceUUIDs([UUID.from_16_bits(0xFEBC)]),
-            data_types.CompleteLocalName(self.name),
-        ]))
-        config.scan_response_data = b""
-        config.advertising_interval_min = 100
-        config.advertising_interval_max = 100
-        self.device = Device(config=config, host=rig.host)
-        self.device.keystore = MemoryKeyStore()  # in memory only (docs/bumble-peer.md)
+        # Advertised DXCMxx, read as "Dexcom"+xx once connected (the GAP name).
+        self.device = dexcom_common.make_device(rig.host, self.name, "Dexcom" + self.name[-2:], args.address)
         self.device.pairing_config_factory = self.pairing_config
         self.device.on(Device.EVENT_CONNECTION, self.on_connection)
         self.build_gatt()
@@ -236,38 +218,12 @@ class Sensor:
         self.certificate = gatt.Characteristic(
             UUID(CERTIFICATE), props.WRITE | props.NOTIFY, att.Attribute.WRITEABLE,
             gatt.CharacteristicValue(write=self.on_certificate_write))
-        self.control.descriptors = [self.protected_cccd(self.control)]
+        # Control's CCCD and its writes need an encrypted link, as the G6's.
+        self.control.descriptors = [dexcom_common.protected_cccd(self.device, self.control)]
         self.device.add_services([gatt.Service(UUID(CGM_SERVICE), [
             self.control, self.authentication, self.backfill, self.certificate])])
-        for characteristic, label in ((self.control, "control"), (self.authentication, "authentication"),
-                                      (self.backfill, "backfill"), (self.certificate, "certificate")):
-            characteristic.on(gatt.Characteristic.EVENT_SUBSCRIPTION,
-                              lambda bearer, notify, indicate, label=label: emit(
-                                  {"event": "subscribed", "peer": str(bearer.peer_address),
-                                   "characteristic": label, "notify": notify, "indicate": indicate}))
-
-    def protected_cccd(self, characteristic: gatt.Characteristic) -> gatt.Descriptor:
-        """Control answers only a bonded, encrypted central: answered like Zephyr, Insufficient
-        Authentication without a bond and Insufficient Encryption with one (Tests/Rigs/README.md)."""
-        server = self.device.gatt_server
-
-        def write(bearer, value: bytes) -> None:
-            code = self.encryption_refusal(bearer)
-            if code is not None:
-                emit({"event": "cccd-refused", "characteristic": "control", "attError": code})
-                raise att.ATT_Error(error_code=code)
-            server.write_cccd(bearer, characteristic, value)
-
-        return gatt.Descriptor(
-            gatt.GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR,
-            att.Attribute.READABLE | att.Attribute.WRITEABLE,
-            att.AttributeValueV2(read=lambda bearer: server.read_cccd(bearer, characteristic), write=write))
-
-    def encryption_refusal(self, connection) -> int | None:
-        if connection.encryption:
-            return None
-        bonded = str(connection.peer_address) in self.device.keystore.all_keys
-        return ATT_INSUFFICIENT_ENCRYPTION if bonded else ATT_INSUFFICIENT_AUTHENTICATION
+        dexcom_common.log_subscriptions([(self.control, "control"), (self.authentication, "authentication"),
+                                         (self.backfill, "backfill"), (self.certificate, "certificate")])
 
     def watch_central_traffic(self) -> None:
         """Any ATT or SMP PDU from the central is activity: the idle timer restarts on it."""
@@ -408,7 +364,7 @@ class Sensor:
     def auth_answer(self, link: Link, answer: bytes) -> None:
         if not link.sensor_challenge or self.key is None:
             self.refuse("out-of-order", hex="04" + answer.hex(), reason="no challenge outstanding")
-        bonded = link.peer in self.device.keystore.all_keys
+        bonded = dexcom_common.bonded(self.device, link.connection)
         if answer == g7_hash(self.key, link.sensor_challenge):
             link.authenticated = True
             self.refusals = 0
@@ -497,14 +453,13 @@ class Sensor:
                     emit({"event": "pairing-refused", "reason": "no bond request after verified credentials"})
                 return allowed
 
-        return PairingConfig(sc=True, mitm=False, bonding=True,
-                             delegate=Delegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
+        return dexcom_common.just_works(Delegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
 
     # -- control -------------------------------------------------------------------------------
     def on_control_write(self, connection: Connection, value: bytes) -> None:
         link = self.links[connection.handle]
         emit({"received": "control", "hex": value.hex()})
-        code = self.encryption_refusal(connection)
+        code = dexcom_common.encryption_refusal(self.device, connection)
         if code is not None:
             emit({"event": "control-refused", "attError": code})
             raise att.ATT_Error(error_code=code)
@@ -582,13 +537,8 @@ class Sensor:
             return
         link.dropping = True
 
-        async def job() -> None:
-            emit({"event": "link-dropped-by-sensor", "why": why})
-            try:
-                await link.connection.disconnect()
-            except Exception as error:  # the link may already be gone
-                emit({"event": "disconnect-failed", "error": repr(error)})
-        asyncio.get_running_loop().create_task(job())
+        emit({"event": "link-dropped-by-sensor", "why": why})
+        asyncio.get_running_loop().create_task(dexcom_common.disconnect(link.connection))
 
     async def run_outbox(self, link: Link) -> None:
         while True:
@@ -617,7 +567,7 @@ class Sensor:
         if self.args.idle_drop > 0:
             link.tasks.append(loop.create_task(self.watch_idle(link)))
         emit({"event": "connected", "peer": peer, "handle": connection.handle, "sensorTime": self.sensor_now(),
-              "bonded": peer in self.device.keystore.all_keys})
+              "bonded": dexcom_common.bonded(self.device, connection)})
         if "after-connect" in self.drops_pending:
             self.drop_here(link, "after-connect")
 
@@ -627,11 +577,10 @@ class Sensor:
             self.links.pop(connection.handle, None)
             emit({"event": "disconnected", "peer": peer, "reason": int(reason), "sensorTime": self.sensor_now()})
             if not self.rig.stopping.is_set():  # links dropped while the rig stops need no cycle
-                self.readvertising = asyncio.get_running_loop().create_task(self.readvertise())
+                self.readvertising = asyncio.get_running_loop().create_task(dexcom_common.readvertise(
+                    self.device, self.args.readvertise_after, lambda: {"sensorTime": self.sensor_now()}))
 
-        def on_pairing(_keys) -> None:
-            emit({"event": "paired", "peer": peer, "secureConnections": bool(connection.sc)})
-
+        def on_pairing() -> None:
             async def job() -> None:
                 if await self.send(link, self.authentication, b"\x08\x00", "authentication"):
                     emit({"sent": "authentication", "hex": "0800"})
@@ -639,19 +588,8 @@ class Sensor:
             self.later(link, job)
 
         connection.on(connection.EVENT_DISCONNECTION, on_disconnection)
-        connection.on(connection.EVENT_PAIRING, on_pairing)
-        connection.on(connection.EVENT_PAIRING_FAILURE, lambda reason: emit(
-            {"event": "pairing-failed", "peer": peer, "reason": int(reason)}))
-        connection.on(connection.EVENT_CONNECTION_ENCRYPTION_CHANGE, lambda: (self.touch(connection), emit(
-            {"event": "encrypted" if connection.encryption else "encryption-off", "peer": peer})))
-
-    async def readvertise(self) -> None:
-        await asyncio.sleep(self.args.readvertise_after)
-        try:
-            await self.device.start_advertising(auto_restart=False)
-            emit({"event": "advertising", "sensorTime": self.sensor_now()})
-        except Exception as error:
-            emit({"event": "advertising-failed", "error": repr(error)})
+        dexcom_common.log_security(connection, peer, on_pairing=on_pairing,
+                                   on_encryption=lambda: self.touch(connection))
 
 
 async def main() -> None:
@@ -675,35 +613,20 @@ async def main() -> None:
                              "the link; 0 never")
     parser.add_argument("--readvertise-after", type=float, default=5.0,
                         help="real seconds without advertising after a link ends")
-    parser.add_argument("--drop-at", default="",
-                        help="comma-separated steps where the sensor drops the link once: " + ", ".join(DROP_STEPS))
+    dexcom_common.add_drop_at(parser, DROP_STEPS, "pairing and data")
     args = parser.parse_args()
-    if any(step not in DROP_STEPS for step in args.drop_at.split(",") if step):
-        parser.error(f"--drop-at takes steps among {', '.join(DROP_STEPS)}")
     if len(args.name) != 6 or args.name[:4] not in PREFIXES:
         parser.error("--name must be DXCM, DX02 or DX01 followed by 2 characters")
     if len(args.code) != 4 or not args.code.isdigit():
         parser.error("--code must be 4 digits")
     if args.glucose_mgdl is not None and not 0 < args.glucose_mgdl < 0x1000:
         parser.error("--glucose-mgdl must fit 12 bits")
-    rig_common.setup_logging(args.verbose)
-
-    rig = rig_common.Rig(args, "dexcom-g7")
-    rig.install_lifecycle()
-    sensor = Sensor(args, rig)
-    port = await rig.start_hci_server()
-    emit({"rig": "dexcom-g7", "port": port, "address": args.address, "addressType": "random",
-          "name": sensor.name, "model": PREFIXES[args.name[:4]], "gapName": "Dexcom" + args.name[-2:],
-          "code": args.code, "credentials": args.credentials_out,
-          "credentialsFromOtherCa": args.credentials_from_other_ca, "sensorAge": args.sensor_age,
-          "warmup": args.warmup, "sessionLength": SESSION_LENGTH, "speed": args.speed,
-          "idleDrop": args.idle_drop, "bumble": importlib.metadata.version("bumble")})
-    await sensor.device.power_on()
-    await sensor.device.start_advertising(auto_restart=False)
-    rig.ready(port)
-    await rig.wait_until_stopped()
-    if sensor.readvertising is not None:
-        sensor.readvertising.cancel()  # a pending cycle must not outlive the rig
+    await dexcom_common.serve(args, "dexcom-g7", lambda rig: Sensor(args, rig), lambda sensor: {
+        "address": args.address, "addressType": "random", "name": sensor.name,
+        "model": PREFIXES[args.name[:4]], "gapName": "Dexcom" + args.name[-2:], "code": args.code,
+        "credentials": args.credentials_out, "credentialsFromOtherCa": args.credentials_from_other_ca,
+        "sensorAge": args.sensor_age, "warmup": args.warmup, "sessionLength": SESSION_LENGTH,
+        "speed": args.speed, "idleDrop": args.idle_drop})
 
 
 if __name__ == "__main__":
