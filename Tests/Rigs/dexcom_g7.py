@@ -135,7 +135,7 @@ class Link:
     sensor_challenge: bytes = b""
     authenticated: bool = False
     certificates: dict[int, bytes] = field(default_factory=dict)
-    leaf = None  # the display's verified leaf certificate
+    leaf: object = None  # the display's leaf certificate, once its chain verified
     key_challenge: bytes = b""
     signature_ok: bool = False
     bond_allowed: bool = False
@@ -143,6 +143,9 @@ class Link:
 
 
 class Sensor:
+    """The sensor: one session key (the last J-PAKE's), its bonds, its test credentials, and a
+    `Link` per connection."""
+
     def __init__(self, args: argparse.Namespace, rig: rig_common.Rig) -> None:
         self.args = args
         self.rig = rig
