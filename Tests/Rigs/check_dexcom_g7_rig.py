@@ -446,7 +446,9 @@ async def drops(checks: Checks, directory: str) -> None:
             gone = asyncio.create_task(rig.wait_for(lambda r: count(rig, "disconnected") > before, 30))
             work = asyncio.create_task(session(device))
             await asyncio.wait({gone, work}, return_when=asyncio.FIRST_COMPLETED)
-            if work.done() and work.exception() is None:
+            # A link cut mid-request ends the session in an exception or, when Bumble cancels
+            # the pending request, as a cancelled task.
+            if work.done() and not work.cancelled() and work.exception() is None:
                 completed = work.result()
             else:
                 work.cancel()
