@@ -406,7 +406,8 @@ class Quiet(Checks):
 
 async def drops(checks: Checks, directory: str) -> None:
     """--drop-at every step: each drops one link, once, in the order a display meets them, and
-    the display that starts over each time gets through on the ninth connection."""
+    the display that starts over each time gets through on the ninth connection (to a flat
+    urgent low, in the grace period)."""
     quiet = Quiet()
     key: bytes | None = None
     label = "--drop-at"
@@ -438,7 +439,7 @@ async def drops(checks: Checks, directory: str) -> None:
         return reading
 
     arguments = ["--speed", str(SPEED), "--idle-drop", "0", "--readvertise-after", "0.1",
-                 "--drop-at", ",".join(DROP_STEPS)]
+                 "--drop-at", ",".join(DROP_STEPS), "--sensor-age", "10d11h", "--glucose-mgdl", "50"]
     async with sensor_rig(checks, directory, label, arguments) as (rig, credentials, path, device):
         seen, completed = [], None
         for attempt in range(len(DROP_STEPS) + 1):
@@ -460,9 +461,10 @@ async def drops(checks: Checks, directory: str) -> None:
             await rig.wait_for(lambda r: count(rig, "advertising") > attempt, 5)
         checks.check(seen[:-1] == list(DROP_STEPS) and seen[-1] == "not dropped",
                      f"{label}: each step dropped one link, in order", seen)
-        checks.check(completed is not None and completed["mgdl"] is not None,
-                     f"{label}: the display starting over got its glucose on connection {len(seen)}",
-                     completed)
+        served = completed and (completed["mgdl"], completed["trend"], completed["state"])
+        checks.check(served == (50, 0, 6),
+                     f"{label}: the display starting over got its glucose on connection {len(seen)}: "
+                     "--glucose-mgdl 50 flat, still OK in the grace period (--sensor-age 10d11h)", completed)
 
 
 def vectors(checks: Checks) -> None:
