@@ -222,8 +222,8 @@ async def pair_fully(display: Display, rig: RigProcess, checks: Checks, code: st
                      credentials: g7_credentials.DisplayCredentials, label: str) -> bytes:
     """A first pairing: J-PAKE, challenge, certificates, signature, keep-alive, bond, LE pairing."""
     key = await jpake(display, rig, checks, code, label)
-    checks.check(rig.lines and key.hex() == next(r for r in reversed(rig.lines) if r.get("event") == "jpake-done")["key"],
-                 f"{label}: our session key equals the sensor's")
+    sensor_key = next(r["key"] for r in reversed(rig.lines) if r.get("event") == "jpake-done")
+    checks.check(key.hex() == sensor_key, f"{label}: our session key equals the sensor's")
     await authenticate(display, checks, key, False, label)
     sensor_leaf = await certificates(display, rig, checks, credentials, label)
     checks.check(await display.reply() == b"\x0b\x00\x02\x00\x00", f"{label}: terminator acknowledged")
