@@ -102,10 +102,15 @@ class Display:
         return await asyncio.wait_for(self.control_replies.get(), TIMEOUT)
 
 
+def count(rig: RigProcess, event: str) -> int:
+    return sum(1 for r in rig.lines if r.get("event") == event)
+
+
 async def jpake(display: Display, rig: RigProcess, checks: Checks, code: str, label: str) -> bytes:
     """The client side of the three rounds; returns the session key."""
     party = g7_jpake.Party(code, g7_jpake.CLIENT_PARTY, g7_jpake.SENSOR_PARTY, g7_jpake.ROUND3_RANDOMIZER)
     proofs_ok = acks_ok = True
+    before = count(rig, "jpake-done")
     for k in range(3):
         await display.write_auth(bytes([0x0A, k]))
         packet = await display.streamed_bytes(g7_jpake.PACKET_LENGTH)
@@ -115,8 +120,7 @@ async def jpake(display: Display, rig: RigProcess, checks: Checks, code: str, la
     checks.check(acks_ok, f"{label}: J-PAKE rounds acknowledged 0A 00 k")
     checks.check(proofs_ok, f"{label}: the sensor's three proofs verify")
     key = party.session_key()
-    done = await rig.wait_for(lambda r: r.get("event") == "jpake-done" and
-                              sum(1 for x in rig.lines if x.get("event") == "jpake-done") >= 1)
+    done = await rig.wait_for(lambda r: count(rig, "jpake-done") > before)
     packets = [r for r in rig.lines if r.get("event") == "jpake-packet"][-3:]
     checks.check(len(packets) == 3 and all(p["proofValid"] for p in packets) and packets[-1]["fixedRandomizer"],
                  f"{label}: the sensor verified our proofs and saw the fixed round-3 randomizer", packets)
@@ -255,10 +259,6 @@ async def sensor_rig(checks: Checks, directory: str, label: str, arguments: list
     finally:
         code = await rig.stop()
         checks.check(code == 0, f"{label}: rig exited cleanly", code)
-
-
-def count(rig: RigProcess, event: str) -> int:
-    return sum(1 for r in rig.lines if r.get("event") == event)
 
 
 async def main_sensor(checks: Checks, directory: str) -> None:
