@@ -38,29 +38,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.metadata
 import math
 import os
 import struct
 import time
 
-from bumble import att, data_types, gatt, hci
-from bumble.core import UUID, AdvertisingData
-from bumble.device import Connection, Device, DeviceConfiguration
-from bumble.keys import MemoryKeyStore
-from bumble.pairing import PairingConfig, PairingDelegate
+from bumble import att, gatt
+from bumble.core import UUID
+from bumble.device import Connection, Device
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+import dexcom_common
 import rig_common
+from dexcom_common import ATT_INSUFFICIENT_AUTHENTICATION, AUTHENTICATION, BACKFILL, CGM_SERVICE, CONTROL
 from rig_common import emit
 
-CGM_SERVICE = "F8083532-849E-531C-C594-30F1F86A4EA5"
 COMMUNICATION = "F8083533-849E-531C-C594-30F1F86A4EA5"
-CONTROL = "F8083534-849E-531C-C594-30F1F86A4EA5"
-AUTHENTICATION = "F8083535-849E-531C-C594-30F1F86A4EA5"
-BACKFILL = "F8083536-849E-531C-C594-30F1F86A4EA5"
-ATT_INSUFFICIENT_AUTHENTICATION = 0x05
-ATT_INSUFFICIENT_ENCRYPTION = 0x0F
 READING_INTERVAL = 300  # dex seconds between readings
 # --drop-at: where in the handshake the link can be dropped (used by hostile_peers.py).
 DROP_STEPS = ("after-connect", "after-auth-request", "after-challenge", "after-bond-request",
@@ -109,23 +102,7 @@ class Transmitter:
         # --ignore: Control opcodes this transmitter never answers (as one seen with 0x32).
         self.ignored = {int(op, 16) for op in args.ignore.split(",") if op}
 
-        config = DeviceConfiguration()
-        config.name = self.name
-        config.address = hci.Address(args.address, hci.Address.RANDOM_DEVICE_ADDRESS)
-        config.advertising_data = bytes(AdvertisingData([
-            data_types.Flags(AdvertisingData.Flags.LE_GENERAL_DISCOVERABLE_MODE
-                             | AdvertisingData.Flags.BR_EDR_NOT_SUPPORTED),
-            data_types.CompleteListOf16BitServiceUUIDs([UUID.from_16_bits(0xFEBC)]),
-            data_types.CompleteLocalName(self.name),
-        ]))
-        config.scan_response_data = b""
-        config.advertising_interval_min = 100
-        config.advertising_interval_max = 100
-        self.device = Device(config=config, host=rig.host)
-        self.device.keystore = MemoryKeyStore()  # in memory only (docs/bumble-peer.md)
-        self.device.pairing_config_factory = lambda _connection: PairingConfig(
-            sc=True, mitm=False, bonding=True,
-            delegate=PairingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT))
+        self.device = dexcom_common.make_device(rig.host, self.name, self.name, args.address)
         self.device.on(Device.EVENT_CONNECTION, self.on_connection)
         self.build_gatt()
 
@@ -175,35 +152,11 @@ class Transmitter:
             gatt.CharacteristicValue(read=lambda _c: self.auth_value, write=self.on_auth_write))
         self.backfill = gatt.Characteristic(UUID(BACKFILL), props.READ | props.WRITE | props.NOTIFY,
                                             rw, b"")
-        self.control.descriptors = [self.protected_cccd(self.control)]
+        self.control.descriptors = [dexcom_common.protected_cccd(self.device, self.control)]
         self.device.add_services([gatt.Service(UUID(CGM_SERVICE), [
             self.communication, self.control, self.authentication, self.backfill])])
-        for characteristic, label in ((self.control, "control"), (self.authentication, "authentication"),
-                                      (self.backfill, "backfill")):
-            characteristic.on(gatt.Characteristic.EVENT_SUBSCRIPTION,
-                              lambda bearer, notify, indicate, label=label: emit(
-                                  {"event": "subscribed", "peer": str(bearer.peer_address),
-                                   "characteristic": label, "notify": notify, "indicate": indicate}))
-
-    def protected_cccd(self, characteristic: gatt.Characteristic) -> gatt.Descriptor:
-        """Control answers only a bonded, encrypted central.
-
-        docs/protocols/dexcom-g5-g6.md §Authentication, "When pairing is needed".
-        """
-        server = self.device.gatt_server
-
-        def write(bearer, value: bytes) -> None:
-            if not bearer.encryption:
-                bonded = str(bearer.peer_address) in self.device.keystore.all_keys
-                code = ATT_INSUFFICIENT_ENCRYPTION if bonded else ATT_INSUFFICIENT_AUTHENTICATION
-                emit({"event": "cccd-refused", "characteristic": "control", "attError": code})
-                raise att.ATT_Error(error_code=code)
-            server.write_cccd(bearer, characteristic, value)
-
-        return gatt.Descriptor(
-            gatt.GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR,
-            att.Attribute.READABLE | att.Attribute.WRITEABLE,
-            att.AttributeValueV2(read=lambda bearer: server.read_cccd(bearer, characteristic), write=write))
+        dexcom_common.log_subscriptions([(self.control, "control"), (self.authentication, "authentication"),
+                                         (self.backfill, "backfill")])
 
     # -- authentication ------------------------------------------------------------------------
     def on_auth_write(self, connection: Connection, value: bytes) -> None:
@@ -222,7 +175,7 @@ class Transmitter:
             self.reply_auth(connection, b"\x03" + dexcom_hash(key_id, self.token) + self.challenge)
         elif opcode == 0x04 and len(value) == 9:
             ok = value[1:9] == dexcom_hash(self.id, self.challenge)
-            bonded = str(connection.peer_address) in self.device.keystore.all_keys
+            bonded = dexcom_common.bonded(self.device, connection)
             if ok:
                 self.authenticated.add(connection.handle)
             emit({"event": "authenticated" if ok else "auth-failed", "bonded": bonded})
@@ -357,10 +310,7 @@ class Transmitter:
     async def disconnect(self, connection: Connection, requested: bool = True) -> None:
         if requested:
             emit({"event": "disconnect-requested"})
-        try:
-            await connection.disconnect()
-        except Exception as error:  # the link may already be gone
-            emit({"event": "disconnect-failed", "error": repr(error)})
+        await dexcom_common.disconnect(connection)
 
     # -- connection life -----------------------------------------------------------------------
     def on_connection(self, connection: Connection) -> None:
@@ -376,23 +326,11 @@ class Transmitter:
             self.authenticated.discard(connection.handle)
             emit({"event": "disconnected", "peer": peer, "reason": int(reason)})
             if not self.rig.stopping.is_set():  # links dropped while the rig stops need no cycle
-                self.readvertising = asyncio.get_running_loop().create_task(self.readvertise())
+                self.readvertising = asyncio.get_running_loop().create_task(dexcom_common.readvertise(
+                    self.device, self.args.readvertise_after, lambda: {"dexTime": self.dex_now()}))
 
         connection.on(connection.EVENT_DISCONNECTION, on_disconnection)
-        connection.on(connection.EVENT_PAIRING, lambda keys: emit(
-            {"event": "paired", "peer": peer, "secureConnections": bool(connection.sc)}))
-        connection.on(connection.EVENT_PAIRING_FAILURE, lambda reason: emit(
-            {"event": "pairing-failed", "peer": peer, "reason": int(reason)}))
-        connection.on(connection.EVENT_CONNECTION_ENCRYPTION_CHANGE, lambda: emit(
-            {"event": "encrypted" if connection.encryption else "encryption-off", "peer": peer}))
-
-    async def readvertise(self) -> None:
-        await asyncio.sleep(self.args.readvertise_after)
-        try:
-            await self.device.start_advertising(auto_restart=False)
-            emit({"event": "advertising", "dexTime": self.dex_now()})
-        except Exception as error:
-            emit({"event": "advertising-failed", "error": repr(error)})
+        dexcom_common.log_security(connection, peer)
 
 
 async def main() -> None:
@@ -412,29 +350,13 @@ async def main() -> None:
     parser.add_argument("--glucose-mgdl", type=int, help="serve this glucose for every reading (flat trend)")
     parser.add_argument("--ignore", default="", help="Control opcodes never answered, hex, comma-separated (e.g. 32)")
     parser.add_argument("--calibration-result", type=int, default=0, help="result byte of the 0x35 answer to 0x34")
-    parser.add_argument("--drop-at", default="",
-                        help="comma-separated handshake steps where the rig drops the link once: "
-                             + ", ".join(DROP_STEPS))
+    dexcom_common.add_drop_at(parser, DROP_STEPS, "handshake")
     args = parser.parse_args()
-    if any(step not in DROP_STEPS for step in args.drop_at.split(",") if step):
-        parser.error(f"--drop-at takes steps among {', '.join(DROP_STEPS)}")
     if len(args.id) != 6 or args.id[0] not in "48":
         parser.error("--id must be 6 characters starting with 4 or 8")
-    rig_common.setup_logging(args.verbose)
-
-    rig = rig_common.Rig(args, "dexcom-g6")
-    rig.install_lifecycle()
-    transmitter = Transmitter(args, rig)
-    port = await rig.start_hci_server()
-    emit({"rig": "dexcom-g6", "port": port, "address": args.address, "addressType": "random",
-          "name": transmitter.name, "id": transmitter.id, "sessionStart": transmitter.session_start(),
-          "speed": args.speed, "bumble": importlib.metadata.version("bumble")})
-    await transmitter.device.power_on()
-    await transmitter.device.start_advertising(auto_restart=False)
-    rig.ready(port)
-    await rig.wait_until_stopped()
-    if transmitter.readvertising is not None:
-        transmitter.readvertising.cancel()  # a pending cycle must not outlive the rig
+    await dexcom_common.serve(args, "dexcom-g6", lambda rig: Transmitter(args, rig), lambda transmitter: {
+        "address": args.address, "addressType": "random", "name": transmitter.name, "id": transmitter.id,
+        "sessionStart": transmitter.session_start(), "speed": args.speed})
 
 
 if __name__ == "__main__":
