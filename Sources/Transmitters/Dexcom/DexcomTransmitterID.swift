@@ -88,7 +88,7 @@ extension Dexcom {
             case let .invalidCharacters(text): "transmitter ID \"\(text)\" may hold only letters and digits"
             case let .unknownGeneration(text): "transmitter ID \"\(text)\" starts with neither 4 (G5) nor 8 (G6)"
             case let .fireflyUnsupported(text):
-                "transmitter ID \"\(text)\" is a Firefly G6 (IDs starting 8G, 8H, 8J, 8L or 8R), which pairs with an EC J-PAKE exchange that Vigil does not speak yet"
+                "transmitter ID \"\(text)\" is a Firefly G6 (IDs starting 8G, 8H, 8J, 8L or 8R), which pairs with an EC J-PAKE exchange: Vigil speaks it for the G7 family only (type dexcom-g7), and no source it follows says a Firefly G6 pairs the same way"
             }
         }
     }
