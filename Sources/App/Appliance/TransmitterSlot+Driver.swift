@@ -13,6 +13,7 @@ extension TransmitterSlot {
         var readings: [Reading] = []
         for action in actions {
             if case .emit(.reading(let reading)) = action {
+                rememberProvenPeer(&step)
                 link.progress.reach(.delivered)
                 // A reading received again (re-read at a reconnection, repeated by a backfill)
                 // was handed on already: alarms, history and outputs see each reading once.
@@ -27,6 +28,7 @@ extension TransmitterSlot {
             case .emit(let event):
                 if case .disconnected = event { continue }  // the slot reports disconnections itself
                 if case .connected = event { link.progress.reach(.connected) }
+                if case .paired = event { rememberProvenPeer(&step) }
                 if case .incompatible = event { link.progress.reach(.refused) }
                 step.emit(.transmitter(device, peer: peer, event))
             case .read(let uuid):
@@ -106,5 +108,14 @@ extension TransmitterSlot {
         case .timedOut: .timedOut
         default: .other("\(failure)")
         }
+    }
+}
+
+extension TransmitterSlot {
+    /// A type remembered once proven (`TransmitterProfile.RememberMoment.whenProven`): the first
+    /// reading or bond on this link proves the peer is this device's.
+    mutating func rememberProvenPeer(_ step: inout Step) {
+        guard driver.profile.remembersPeer == .whenProven, let peer, matcher.remembered != peer else { return }
+        step.effects.append(.remember(peer))
     }
 }

@@ -223,7 +223,7 @@ extension TransmitterSlot {
             close(handle, reason: "incompatible", &step)
             return
         }
-        if let peer { step.effects.append(.remember(peer)) }
+        if let peer, driver.profile.remembersPeer == .whenDiscovered { step.effects.append(.remember(peer)) }
         state = .running(handle: handle)
         var actions = driver.start(discovered, at: step.now)
         for (reference, takenAt) in pendingCalibrations {

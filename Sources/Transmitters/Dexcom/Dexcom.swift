@@ -42,12 +42,14 @@ public enum Dexcom {
         return reader
     }
 
-    /// Checks an authentication-channel message: opcode and exact length, no CRC.
-    static func authReader(_ bytes: [UInt8], opcode: UInt8, length: Int, name: StaticString) throws(WireError) -> ByteReader {
+    /// Checks a message without a CRC (an authentication-channel message; every G7 message):
+    /// opcode and exact length, or at least `length` with `allowsMore`.
+    static func authReader(_ bytes: [UInt8], opcode: UInt8, length: Int, name: StaticString,
+                           allowsMore: Bool = false) throws(WireError) -> ByteReader {
         guard let first = bytes.first else { throw .truncated(field: "\(name) opcode", needed: 1, available: 0) }
         guard first == opcode else { throw .invalidValue(field: "\(name) opcode", value: Int(first)) }
         if bytes.count < length { throw .truncated(field: "\(name)", needed: length, available: bytes.count) }
-        if bytes.count > length { throw .trailingBytes(what: "\(name)", count: bytes.count - length) }
+        if !allowsMore, bytes.count > length { throw .trailingBytes(what: "\(name)", count: bytes.count - length) }
         var reader = ByteReader(bytes)
         _ = try reader.readUInt8("opcode")
         return reader

@@ -26,14 +26,20 @@ public enum DexcomProfile {
 
     public static let namePrefix = "Dexcom"
 
-    public static let profile = TransmitterProfile(
-        advertisedService: advertisedService,
-        namePrefix: namePrefix,
-        service: cgmService,
-        receiveCharacteristic: control,
-        writeCharacteristic: authentication,
-        otherCharacteristics: [
-            CharacteristicRequirement(service: cgmService, characteristic: backfill),
-        ],
-        security: .none)
+    public static let profile: TransmitterProfile = {
+        var profile = TransmitterProfile(
+            advertisedService: advertisedService,
+            namePrefix: namePrefix,
+            service: cgmService,
+            receiveCharacteristic: control,
+            writeCharacteristic: authentication,
+            otherCharacteristics: [
+                CharacteristicRequirement(service: cgmService, characteristic: backfill),
+            ],
+            security: .none)
+        // Any 0xFEBC advertiser matches, a neighbour's G6 and every G7 among them; only the
+        // token hash shows the transmitter holds our ID: remembered at its first reading or bond.
+        profile.remembersPeer = .whenProven
+        return profile
+    }()
 }

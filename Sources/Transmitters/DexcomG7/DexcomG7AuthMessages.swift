@@ -2,7 +2,9 @@ import Wire
 
 // Messages on the Authentication characteristic (F8083535-…), none with a CRC
 // (docs/protocols/dexcom-g7.md §Pairing, once per sensor). The bulk payloads these frame travel
-// on the Certificate characteristic, unframed.
+// on the Certificate characteristic, unframed. The messages the G7 shares with the G6 are the
+// G6's types: `Dexcom.AuthChallengeRx` (03), `Dexcom.AuthChallengeTx` (04), `Dexcom.KeepAliveTx`
+// (06) and `Dexcom.BondRequestTx` (07).
 
 extension DexcomG7 {
     /// Which kind of display takes the sensor's slot: the last byte of `ChallengeTx`. A sensor
@@ -54,35 +56,6 @@ extension DexcomG7 {
         public var bytes: [UInt8] { [Self.opcode] + token + [displayType.rawValue] }
     }
 
-    /// `03 · hash(token)[8] · challenge[8]` (17 bytes): the sensor's proof that it holds our key,
-    /// and its own challenge.
-    public struct ChallengeRx: Hashable, Sendable {
-        public static let opcode: UInt8 = 0x03
-        public var tokenHash: [UInt8]
-        public var challenge: [UInt8]
-
-        public init(tokenHash: [UInt8], challenge: [UInt8]) {
-            self.tokenHash = tokenHash
-            self.challenge = challenge
-        }
-
-        public init(decoding bytes: [UInt8]) throws(WireError) {
-            var reader = try DexcomG7.reader(bytes, opcode: Self.opcode, length: 17, name: "ChallengeRx")
-            tokenHash = try reader.readBytes(8, "tokenHash")
-            challenge = try reader.readBytes(8, "challenge")
-        }
-
-        public var bytes: [UInt8] { [Self.opcode] + tokenHash + challenge }
-    }
-
-    /// `04 · hash(challenge)[8]`: our answer to the sensor's challenge.
-    public struct ChallengeAnswerTx: Hashable, Sendable {
-        public static let opcode: UInt8 = 0x04
-        public var answer: [UInt8]
-        public init(answer: [UInt8]) { self.answer = answer }
-        public var bytes: [UInt8] { [Self.opcode] + answer }
-    }
-
     /// `05 · auth · bond`: the sensor's verdict (G7SensorKit `AuthChallengeRxMessage.swift`).
     /// `auth` 1 is authenticated and 2 refused, when `bond` carries the reason instead of the bond.
     public struct AuthStatusRx: Hashable, Sendable {
@@ -112,7 +85,7 @@ extension DexcomG7 {
         }
 
         public init(decoding bytes: [UInt8]) throws(WireError) {
-            var reader = try DexcomG7.reader(bytes, opcode: Self.opcode, length: 3, name: "AuthStatusRx", allowsMore: true)
+            var reader = try Dexcom.authReader(bytes, opcode: Self.opcode, length: 3, name: "AuthStatusRx", allowsMore: true)
             auth = try reader.readUInt8("auth")
             bond = try reader.readUInt8("bond")
         }
@@ -153,7 +126,7 @@ extension DexcomG7 {
         public var sensorCertificateLength: Int?
 
         public init(decoding bytes: [UInt8]) throws(WireError) {
-            var reader = try DexcomG7.reader(bytes, opcode: Self.opcode, length: 2, name: "CertificateInfoRx", allowsMore: true)
+            var reader = try Dexcom.authReader(bytes, opcode: Self.opcode, length: 2, name: "CertificateInfoRx", allowsMore: true)
             status = try reader.readUInt8("status")
             if bytes.count >= 5 {
                 _ = try reader.readUInt8("index")
@@ -182,37 +155,9 @@ extension DexcomG7 {
         public var challenge: [UInt8]
 
         public init(decoding bytes: [UInt8]) throws(WireError) {
-            var reader = try DexcomG7.reader(bytes, opcode: Self.opcode, length: 18, name: "KeyChallengeRx", allowsMore: true)
+            var reader = try Dexcom.authReader(bytes, opcode: Self.opcode, length: 18, name: "KeyChallengeRx", allowsMore: true)
             status = try reader.readUInt8("status")
             challenge = try reader.readBytes(16, "challenge")
         }
-    }
-
-    /// `06 · seconds`: keep the link up while bonding (0x1E, 30 s, as the official app sends).
-    public struct KeepAliveTx: Hashable, Sendable {
-        public static let opcode: UInt8 = 0x06
-        public var seconds: UInt8
-        public init(seconds: UInt8) { self.seconds = seconds }
-        public var bytes: [UInt8] { [Self.opcode, seconds] }
-    }
-
-    /// `07`: asks the sensor to bond; LE pairing follows.
-    public struct BondRequestTx: Hashable, Sendable {
-        public static let opcode: UInt8 = 0x07
-        public init() {}
-        public var bytes: [UInt8] { [Self.opcode] }
-    }
-
-    /// Checks a message's opcode and length (exact, or at least `length` with `allowsMore`) and
-    /// returns a reader after the opcode.
-    static func reader(_ bytes: [UInt8], opcode: UInt8, length: Int, name: StaticString,
-                       allowsMore: Bool = false) throws(WireError) -> ByteReader {
-        guard let first = bytes.first else { throw .truncated(field: "\(name) opcode", needed: 1, available: 0) }
-        guard first == opcode else { throw .invalidValue(field: "\(name) opcode", value: Int(first)) }
-        if bytes.count < length { throw .truncated(field: "\(name)", needed: length, available: bytes.count) }
-        if !allowsMore, bytes.count > length { throw .trailingBytes(what: "\(name)", count: bytes.count - length) }
-        var reader = ByteReader(bytes)
-        _ = try reader.readUInt8("opcode")
-        return reader
     }
 }

@@ -43,7 +43,7 @@ extension DexcomG7 {
         }
 
         public init(decoding bytes: [UInt8]) throws(WireError) {
-            var reader = try DexcomG7.reader(bytes, opcode: Self.opcode, length: 19, name: "GlucoseRx")
+            var reader = try Dexcom.authReader(bytes, opcode: Self.opcode, length: 19, name: "GlucoseRx")
             status = try reader.readUInt8("status")
             messageTime = try reader.readUInt32("messageTime")
             sequence = try reader.readUInt16("sequence")
@@ -161,7 +161,7 @@ extension DexcomG7 {
         public var maximumLifetimeDays: UInt16
 
         public init(decoding bytes: [UInt8]) throws(WireError) {
-            var reader = try DexcomG7.reader(bytes, opcode: Self.opcode, length: 15, name: "ExtendedVersionRx", allowsMore: true)
+            var reader = try Dexcom.authReader(bytes, opcode: Self.opcode, length: 15, name: "ExtendedVersionRx", allowsMore: true)
             status = try reader.readUInt8("status")
             sessionLength = .seconds(Int64(try reader.readUInt32("sessionLength")))
             warmUp = .seconds(Int64(try reader.readUInt16("warmUp")))
@@ -183,7 +183,7 @@ extension DexcomG7 {
         public var serialNumber: UInt64
 
         public init(decoding bytes: [UInt8]) throws(WireError) {
-            var reader = try DexcomG7.reader(bytes, opcode: Self.opcode, length: 20, name: "TransmitterVersionRx", allowsMore: true)
+            var reader = try Dexcom.authReader(bytes, opcode: Self.opcode, length: 20, name: "TransmitterVersionRx", allowsMore: true)
             status = try reader.readUInt8("status")
             firmware = try reader.readBytes(4, "firmware")
             softwareNumber = try reader.readUInt32("softwareNumber")
@@ -215,7 +215,7 @@ extension DexcomG7 {
         public static let opcode: UInt8 = 0x34
         public var status: UInt16
         public init(decoding bytes: [UInt8]) throws(WireError) {
-            var reader = try DexcomG7.reader(bytes, opcode: Self.opcode, length: 4, name: "CalibrateRx", allowsMore: true)
+            var reader = try Dexcom.authReader(bytes, opcode: Self.opcode, length: 4, name: "CalibrateRx", allowsMore: true)
             try reader.skip(1, "unknown")
             status = try reader.readUInt16("status")
         }

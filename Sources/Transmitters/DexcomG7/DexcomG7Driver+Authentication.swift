@@ -97,7 +97,7 @@ extension DexcomG7Driver {
         return [.write(DexcomG7Profile.authentication, DexcomG7.ChallengeTx(token: token, displayType: configuration.displayType).bytes, withResponse: true)]
     }
 
-    mutating func challengeReplied(_ reply: DexcomG7.ChallengeRx, at now: MonotonicInstant) -> [DriverAction] {
+    mutating func challengeReplied(_ reply: Dexcom.AuthChallengeRx, at now: MonotonicInstant) -> [DriverAction] {
         guard let key = keyInUse else { return stop(reason: "no key to answer the challenge with", at: now) }
         guard reply.tokenHash == DexcomG7.challengeAnswer(token, sessionKey: key) else {
             // Never answered: the sensor counts refusals and stops accepting connections for a
@@ -113,7 +113,7 @@ extension DexcomG7Driver {
         }
         wait(in: .awaitingAuthStatus, at: now)
         return [.write(DexcomG7Profile.authentication,
-                       DexcomG7.ChallengeAnswerTx(answer: DexcomG7.challengeAnswer(reply.challenge, sessionKey: key)).bytes, withResponse: true)]
+                       Dexcom.AuthChallengeTx(challengeHash: DexcomG7.challengeAnswer(reply.challenge, sessionKey: key)).bytes, withResponse: true)]
     }
 
     mutating func authStatusArrived(_ status: DexcomG7.AuthStatusRx, at now: MonotonicInstant) -> [DriverAction] {
@@ -188,7 +188,7 @@ extension DexcomG7Driver {
         }
         wait(in: .awaitingKeepAliveAcknowledgement, at: now)
         return Self.certificateWrites(signature)
-            + [.write(DexcomG7Profile.authentication, DexcomG7.KeepAliveTx(seconds: 30).bytes, withResponse: true)]
+            + [.write(DexcomG7Profile.authentication, Dexcom.KeepAliveTx(seconds: 30).bytes, withResponse: true)]
     }
 
     mutating func encrypted(at now: MonotonicInstant) -> [DriverAction] {
@@ -260,8 +260,8 @@ extension DexcomG7Driver {
                 // Acknowledgements of our round requests (they may follow the packet itself), and
                 // the sensor's note once bonded: nothing to do.
                 return []
-            case (.awaitingChallengeReply, DexcomG7.ChallengeRx.opcode):
-                return challengeReplied(try DexcomG7.ChallengeRx(decoding: bytes), at: now)
+            case (.awaitingChallengeReply, Dexcom.AuthChallengeRx.opcode):
+                return challengeReplied(try Dexcom.AuthChallengeRx(decoding: bytes), at: now)
             case (.awaitingAuthStatus, DexcomG7.AuthStatusRx.opcode), (.awaitingChallengeReply, DexcomG7.AuthStatusRx.opcode):
                 // A sensor with no key for us refuses our challenge outright (`05 02 03`).
                 return authStatusArrived(try DexcomG7.AuthStatusRx(decoding: bytes), at: now)
@@ -285,10 +285,10 @@ extension DexcomG7Driver {
                 }
                 keyChallenge = acknowledgement.challenge
                 return keyChallengeProgress(at: now)
-            case (.awaitingKeepAliveAcknowledgement, DexcomG7.KeepAliveTx.opcode):
+            case (.awaitingKeepAliveAcknowledgement, Dexcom.KeepAliveTx.opcode):
                 wait(in: .awaitingBondRequestAcknowledgement, at: now)
-                return [.write(uuid, DexcomG7.BondRequestTx().bytes, withResponse: true)]
-            case (.awaitingBondRequestAcknowledgement, DexcomG7.BondRequestTx.opcode):
+                return [.write(uuid, Dexcom.BondRequestTx().bytes, withResponse: true)]
+            case (.awaitingBondRequestAcknowledgement, Dexcom.BondRequestTx.opcode):
                 wait(in: .awaitingBond, for: configuration.bondTimeout, at: now)
                 return [.emit(.needsPairing), .requestPairing]
             case (nil, _):

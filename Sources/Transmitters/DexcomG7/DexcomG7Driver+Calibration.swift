@@ -34,7 +34,7 @@ extension DexcomG7Driver {
         guard now - pending.takenAt <= DexcomDriver.calibrationMaximumAge else {
             return dropped("taken \(Int((now - pending.takenAt).seconds / 60)) min before the sensor could be reached; a calibration must be recent")
         }
-        guard let time = clock.sensorTime(at: pending.takenAt) else { return dropped("taken before the sensor was activated") }
+        guard let time = clock.dexTime(at: pending.takenAt) else { return dropped("taken before the sensor was activated") }
         wait(in: .awaitingCalibrationResult, at: now)
         let mgdl = UInt16(pending.reference.milligramsPerDeciliter.rounded())
         return [.write(DexcomG7Profile.control, DexcomG7.CalibrateTx(milligramsPerDeciliter: mgdl, measuredAt: time).bytes, withResponse: true)]

@@ -90,22 +90,9 @@ public struct DexcomG7Driver: SessionDriver {
         case step
     }
 
-    /// The sensor's clock, learned from a glucose message: sensor time `currentTime` was true at
-    /// monotonic `receivedAt`.
-    public struct SensorClock: Hashable, Sendable {
-        public var currentTime: DexcomG7.SensorTime
-        public var receivedAt: MonotonicInstant
-
-        public func instant(of time: DexcomG7.SensorTime) -> MonotonicInstant {
-            receivedAt + .seconds(Int64(time) - Int64(currentTime))
-        }
-
-        /// The sensor time of a monotonic instant, or nil before activation.
-        public func sensorTime(at instant: MonotonicInstant) -> DexcomG7.SensorTime? {
-            let seconds = Int64(currentTime) + Int64(((instant - receivedAt).seconds).rounded(.down))
-            return DexcomG7.SensorTime(exactly: seconds)
-        }
-    }
+    /// The sensor's clock, learned from a glucose message: the G6's dex clock, since sensor time
+    /// is the same count (seconds since activation, u32).
+    public typealias SensorClock = DexcomDriver.DexClock
 
     public static var profile: TransmitterProfile { DexcomG7Profile.profile }
 

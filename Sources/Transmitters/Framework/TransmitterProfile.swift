@@ -19,6 +19,18 @@ public struct TransmitterProfile: Hashable, Sendable {
     /// Everything else the driver may use, in other services too (battery, device information).
     public var otherCharacteristics: [CharacteristicRequirement]
     public var security: SecurityRequirement
+    /// When the app remembers the peer as this device's, after which it connects to no other.
+    public var remembersPeer: RememberMoment = .whenDiscovered
+
+    /// `whenDiscovered`: the peer's services made it this device's (a strap, a meter, a G6 with
+    /// its ID in its name). `whenProven`: every peer of the type looks alike until the driver's
+    /// own proof, so the peer is remembered at its first reading or bond. A Dexcom G7 is the
+    /// case: any G7 in range answers the same until the AES challenge shows whether it holds our
+    /// code's key, and remembering a sibling's sensor would bind Vigil to it for good.
+    public enum RememberMoment: Hashable, Sendable {
+        case whenDiscovered
+        case whenProven
+    }
 
     public init(advertisedService: BluetoothUUID? = nil, namePrefix: String? = nil, service: BluetoothUUID,
                 receiveCharacteristic: BluetoothUUID, writeCharacteristic: BluetoothUUID? = nil,

@@ -185,6 +185,8 @@ struct ApplianceTests {
         #expect(!glucose.isEmpty, "events: \(world.events.suffix(20))")
         #expect(glucose.allSatisfy { (40...400).contains($0) })
         #expect(world.events.contains { if case .paired = $0 { true } else { false } })
+        // Remembered once the transmitter proved it holds our ID (TransmitterProfile.remembersPeer).
+        #expect(world.appliance.remembered.address(for: "g6") != nil)
     }
 
     /// A transmitter that stays connectable after its Disconnect (the simulated G6 wakes again
@@ -230,6 +232,10 @@ struct ApplianceTests {
         #expect(mismatches >= 3, "mismatches: \(mismatches)")
         #expect(connections <= 8, "\(connections) connections in a minute to a transmitter that is not ours")
         #expect(world.readings.isEmpty)
+        // Connected and discovered, but never proven ours: not remembered, so our own
+        // transmitter can still be found when it comes in range.
+        #expect(world.appliance.remembered.address(for: "g6") == nil)
+        #expect(!world.events.contains { if case .rememberedAddress = $0 { true } else { false } })
     }
 
     @Test("a dead controller is reported as Bluetooth unavailable")

@@ -129,7 +129,7 @@ struct DexcomG7DriverTests {
         /// The AES challenge with `key`, the sensor answering `status`; the driver's answer.
         mutating func challenge(key: [UInt8], status: DexcomG7.AuthStatusRx) -> [DriverAction] {
             let sensorChallenge: [UInt8] = [0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28]
-            let answer = authenticate(DexcomG7.ChallengeRx(tokenHash: Dexcom.hash(token, key: key), challenge: sensorChallenge).bytes)
+            let answer = authenticate(Dexcom.AuthChallengeRx(tokenHash: Dexcom.hash(token, key: key), challenge: sensorChallenge).bytes)
             #expect(answer == [.write(DexcomG7DriverTests.auth, [0x04] + Dexcom.hash(sensorChallenge, key: key), withResponse: true)])
             return authenticate(status.bytes)
         }
@@ -217,7 +217,7 @@ struct DexcomG7DriverTests {
     @Test func aWrongPairingCodeIsRejectedAndTheSensorNeverAnswered() throws {
         var h = Harness(code: "1234", sensorCode: "9999")
         let (_, sensorKey) = try h.exchangeKeys()
-        let answer = h.authenticate(DexcomG7.ChallengeRx(tokenHash: Dexcom.hash(h.token, key: sensorKey), challenge: [1, 2, 3, 4, 5, 6, 7, 8]).bytes)
+        let answer = h.authenticate(Dexcom.AuthChallengeRx(tokenHash: Dexcom.hash(h.token, key: sensorKey), challenge: [1, 2, 3, 4, 5, 6, 7, 8]).bytes)
         #expect(answer.contains { if case let .emit(.pairingFailed(reason)) = $0 { reason.hasPrefix("pairing code rejected") } else { false } }, "\(answer)")
         #expect(answer.contains { if case .disconnect = $0 { true } else { false } })
         #expect(!answer.contains { if case let .write(_, bytes, _) = $0 { bytes.first == 0x04 } else { false } }, "never answered")
@@ -245,7 +245,7 @@ struct DexcomG7DriverTests {
         #expect(h.driver.sessionKey != nil)
         _ = h.subscribe()
         let otherKey = [UInt8](repeating: 9, count: 16)
-        let answer = h.authenticate(DexcomG7.ChallengeRx(tokenHash: Dexcom.hash(h.token, key: otherKey), challenge: [1, 2, 3, 4, 5, 6, 7, 8]).bytes)
+        let answer = h.authenticate(Dexcom.AuthChallengeRx(tokenHash: Dexcom.hash(h.token, key: otherKey), challenge: [1, 2, 3, 4, 5, 6, 7, 8]).bytes)
         #expect(answer.contains { if case let .emit(.pairingFailed(reason)) = $0 { reason.contains("no longer honours the stored key") } else { false } })
         #expect(h.driver.sessionKey == nil)
         _ = h.send(.disconnected(reason: "gone"))
