@@ -112,7 +112,8 @@ struct DexcomG7CredentialsTests {
 
     @Test func nothingPrintsTheKey() throws {
         let credentials = try DexcomG7.Credentials(pem: Self.pem(F.intermediate, F.leaf, F.leafKeySEC1))
-        let scalarHex = Self.der(F.leafKeySEC1)[7..<39].map { String($0, radix: 16) }.joined()
+        // SEC 1: 30 77 02 01 01 04 20, then the 32-byte scalar.
+        let scalarHex = Hex.encode(Self.der(F.leafKeySEC1)[7..<39])
         for text in [String(describing: credentials), String(reflecting: credentials)] {
             #expect(text.contains("redacted"))
             #expect(!text.contains(scalarHex))
