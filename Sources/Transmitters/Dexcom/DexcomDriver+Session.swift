@@ -181,8 +181,7 @@ extension DexcomDriver {
         case .listening:
             return decodeReply(bytes, at: now)
         default:
-            let hex = String(opcode, radix: 16, uppercase: true)
-            return [.emit(.malformedValue(uuid, reason: "unexpected Control message 0x\(hex) in \(session.stage.map { "\($0)" } ?? "no stage"): \(bytes.hexString)"))]
+            return [unexpected("Control message", on: uuid, bytes)]
         }
     }
 

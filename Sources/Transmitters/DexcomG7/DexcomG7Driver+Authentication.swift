@@ -294,8 +294,7 @@ extension DexcomG7Driver {
             case (nil, _):
                 return []
             default:
-                let opcode = bytes.first.map { "0x" + String($0, radix: 16, uppercase: true) } ?? "an empty value"
-                return [.emit(.malformedValue(uuid, reason: "unexpected authentication message \(opcode) in \(session.stage.map { "\($0)" } ?? "no stage"): \(bytes.hexString)"))]
+                return [unexpected("authentication message", on: uuid, bytes)]
             }
         } catch {
             return [.emit(.malformedValue(uuid, reason: "\(error) in \(bytes.hexString)"))]

@@ -78,8 +78,7 @@ extension DexcomG7Driver {
         case .awaitingCalibrationResult where opcode == DexcomG7.CalibrateRx.opcode:
             return calibrationAnswered(bytes) + nextStep(at: now)
         default:
-            let hex = String(opcode, radix: 16, uppercase: true)
-            return [.emit(.malformedValue(uuid, reason: "unexpected Control message 0x\(hex) in \(session.stage.map { "\($0)" } ?? "no stage"): \(bytes.hexString)"))]
+            return [unexpected("Control message", on: uuid, bytes)]
         }
     }
 

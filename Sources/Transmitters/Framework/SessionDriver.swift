@@ -1,6 +1,7 @@
 import Bluetooth
 import Clocks
 import Readings
+import Wire
 
 /// A connected driver whose session skeleton is the framework's: it declares what is its own
 /// (whether the peer can serve it, what to do once it is discovered, what a value means, what
@@ -172,4 +173,13 @@ extension SessionDriver {
 
 extension SessionDriver where Timer == Never {
     public mutating func timerFired(_ timer: Never, at now: MonotonicInstant) -> [DriverAction] {}
+}
+
+extension SessionDriver {
+    /// A message that fits no step of the procedure where the session is: reported with its
+    /// opcode, the stage and the bytes (a Dexcom's stray or late reply), never dropped silently.
+    func unexpected(_ what: String, on uuid: BluetoothUUID, _ bytes: [UInt8]) -> DriverAction {
+        let opcode = bytes.first.map { "0x" + String($0, radix: 16, uppercase: true) } ?? "(empty)"
+        return .emit(.malformedValue(uuid, reason: "unexpected \(what) \(opcode) in \(session.stage.map { "\($0)" } ?? "no stage"): \(bytes.hexString)"))
+    }
 }
