@@ -89,6 +89,18 @@ extension Interop {
             // The serial names the readings (asked once), and the session length once.
             #expect(run.rigRecords.filter { $0.string("sent") == "transmitter-version" }.count == 1, "\(log)")
             #expect(run.rigRecords.filter { $0.string("sent") == "extended-version" }.count == 1, "\(log)")
+
+            // The history holds each reading once, keyed by the sensor's serial and sensor time.
+            let export = try VigilProcess().run(["export", "--state-dir", state.url.path, "--format", "ndjson", "--kind", "glucose"])
+            #expect(export.exitCode == 0, "\(export.summary)")
+            let rows = try NDJSON.parse(export.stdoutText)
+            let stored = rows.compactMap { $0.int("sensor_time") }
+            #expect(stored.count == rows.count && Set(stored).count == stored.count, "a reading stored twice or unstamped: \(stored.sorted())")
+            #expect(Set(stored) == Set(expected.map(\.sensorTime)), "stored \(stored.sorted()) vs sent \(expected.map(\.sensorTime).sorted())")
+            #expect(Set(rows.compactMap { $0.string("sensor_run") }).count == 1 && rows.allSatisfy { $0.string("sensor_run")?.hasPrefix("G7-") == true },
+                    "\(rows.prefix(3))")
+            let sentValues = Dictionary(expected.map { ($0.sensorTime, Double($0.mgdl)) }, uniquingKeysWith: { first, _ in first })
+            #expect(rows.allSatisfy { row in row.int("sensor_time").map { sentValues[$0] == row.double("value") } ?? false })
         }
 
         @Test func aWrongPairingCodeIsReportedAndTheSensorIsNeverAnswered() throws {
