@@ -6,6 +6,11 @@ extension HTTP.Connection {
     public mutating func respond(_ response: HTTP.Response, date: String? = nil, at now: MonotonicInstant) {
         lastNow = now
         guard case let .handlingRequest(method, requested) = phase else { return }
+        // A 1xx is never a final answer (RFC 9110 §15.2): the client would wait on for one.
+        if response.status.isInformational {
+            refuse(HTTP.Rejection(.internalServerError, "the application answered with an interim status"), date: date, at: now)
+            return
+        }
         // The application may close too (RFC 9112 §9.6: a `close` it sends ends the connection).
         let persistence = response.headers.listContains("Connection", token: "close") ? .closing : requested
         let bytes = HTTP.ResponseSerializer.bytes(of: response, answering: method, persistence: persistence, date: date)

@@ -22,26 +22,33 @@ extension HTTP.RequestParser {
     }
 
     /// RFC 9110 §9.1: an unimplemented method is 501; a line that does not start with a
-    /// method token is not a request line at all (400). Decided at the first SP, or once the
-    /// token is longer than any method Vigil implements.
+    /// method token is not a request line at all (400). Decided from the first bytes alone
+    /// (the token up to its SP, or one byte longer than any method Vigil implements), so
+    /// garbage is refused after a few bytes, not after 8 KiB, and the verdict is the same
+    /// however the bytes were split.
     private mutating func methodRejected(complete: Bool) -> HTTP.Rejection? {
-        let space = line.firstIndex(of: HTTP.space)
-        let token = line[..<(space ?? line.endIndex)]
-        let longest = HTTP.Method.allCases.map(\.rawValue.utf8.count).max() ?? 0
-        guard token.allSatisfy(HTTP.isTokenCharacter) else {
+        // A CR last is the line terminator or its first half, not part of the method.
+        let text = line.last == HTTP.cr ? line.dropLast() : line[...]
+        let space = text.firstIndex(of: HTTP.space)
+        let token = text[..<(space ?? text.endIndex)]
+        let longest = Self.longestMethod
+        let start = token.prefix(longest + 1)
+        guard start.allSatisfy(HTTP.isTokenCharacter) else {
             return HTTP.Rejection(.badRequest, "request line does not start with a method")
         }
-        if space == nil {
-            if complete { return HTTP.Rejection(.badRequest, "request line is not method, target and version") }
-            return token.count > longest ? HTTP.Rejection(.notImplemented, "method not implemented (GET, HEAD and POST are)") : nil
+        if start.count > longest { return HTTP.Rejection(.notImplemented, "method not implemented (GET, HEAD and POST are)") }
+        guard space != nil else {
+            return complete ? HTTP.Rejection(.badRequest, "request line is not method, target and version") : nil
         }
         guard !token.isEmpty else { return HTTP.Rejection(.badRequest, "request line does not start with a method") }
         guard HTTP.Method(token: token) != nil else {
-            return HTTP.Rejection(.notImplemented, "method \(String(decoding: token.prefix(16), as: UTF8.self)) not implemented (GET, HEAD and POST are)")
+            return HTTP.Rejection(.notImplemented, "method \(String(decoding: token, as: UTF8.self)) not implemented (GET, HEAD and POST are)")
         }
         methodAccepted = true
         return nil
     }
+
+    static let longestMethod = HTTP.Method.allCases.map(\.rawValue.utf8.count).max() ?? 0
 
     /// A whole line has arrived (its LF consumed): the request line, a field line, or the
     /// empty line that ends the head.

@@ -67,7 +67,7 @@ extension HTTP {
         private static func appendFields(_ headers: Headers, date: String?, to out: inout [UInt8]) {
             for field in headers where !framingFields.contains(where: { Headers.sameName($0, field.name) }) {
                 guard !field.name.isEmpty, field.name.utf8.allSatisfy(isTokenCharacter),
-                      field.value.utf8.allSatisfy({ isFieldValueCharacter($0) && $0 != 0x7F }) else { continue }
+                      field.value.utf8.allSatisfy(isFieldValueCharacter) else { continue }
                 appendField(field.name, field.value, to: &out)
             }
             if let date, !headers.contains("Date"), date.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {

@@ -27,7 +27,8 @@ import Web
     }
 
     @Test func queryLooksUpTheFirstValueByExactName() {
-        let query: HTTP.Query = ["count": "10", "find[date][$gte]": "1700000000000", "count": "20"]
+        let query = HTTP.Query([.init(name: "count", value: "10"), .init(name: "find[date][$gte]", value: "1700000000000"),
+                                .init(name: "count", value: "20")])
         #expect(query["count"] == "10")
         #expect(query.values(named: "count") == ["10", "20"])
         #expect(query["Count"] == nil)
