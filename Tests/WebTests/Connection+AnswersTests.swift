@@ -75,8 +75,7 @@ import Web
         harness.send("GET / HTTP/1.1\r\nHost: v\r\n\r\n")
         #expect(harness.requests.count == 1)
         #expect(harness.connection.bufferedInputCount == 0)
-        harness.connection.peerClosed(at: harness.now)
-        harness.actions += harness.connection.takeActions()
+        harness.peerCloses()
         #expect(harness.closeReason == .peerClosed)
     }
 

@@ -40,8 +40,7 @@ import Web
         var harness = ConnectionHarness()
         harness.send("GET / HTTP/1.1\r\nHost: v\r\nConnection: close\r\n\r\n")
         harness.respond(.text("bye"))
-        harness.connection.peerClosed(at: harness.now)
-        harness.actions += harness.connection.takeActions()
+        harness.peerCloses()
         #expect(harness.closeReason == .peerClosed)
     }
 
@@ -192,7 +191,7 @@ import Web
     @Test func aClientThatClosesMidRequestIsClosedWithoutAnAnswer() {
         var harness = ConnectionHarness()
         harness.send("GET / HTTP/1.1\r\nHo")
-        harness.connection.peerClosed(at: harness.now)
+        harness.peerCloses()
         harness.turn()
         #expect(harness.closeReason == .peerClosed)
         #expect(harness.received.isEmpty)
@@ -202,7 +201,7 @@ import Web
     @Test func aHalfClosedClientStillGetsItsAnswer() {
         var harness = ConnectionHarness()
         harness.send(Self.get)
-        harness.connection.peerClosed(at: harness.now)
+        harness.peerCloses()
         #expect(harness.connection.readCapacity == 0)
         harness.respond(.text("x"))
         #expect(harness.receivedText.hasSuffix("x"))

@@ -17,19 +17,7 @@ import Web
         #expect(response.headers["Allow"] == "GET, HEAD")
     }
 
-    @Test func statusClasses() {
-        #expect(HTTP.Status.noContent.forbidsContent)
-        #expect(HTTP.Status.notModified.forbidsContent)
-        #expect(HTTP.Status.continue.forbidsContent)
-        #expect(!HTTP.Status.ok.forbidsContent)
-        #expect(HTTP.Status.badRequest.isError && HTTP.Status.serviceUnavailable.isError && !HTTP.Status.found.isError)
+    @Test func settingReplacesAField() {
         #expect(HTTP.Response.text("x").setting("Cache-Control", "no-store").headers["cache-control"] == "no-store")
-    }
-
-    @Test func methodTokensAreCaseSensitive() {
-        #expect(HTTP.Method(token: Array("GET".utf8)) == .get)
-        #expect(HTTP.Method(token: Array("HEAD".utf8)) == .head)
-        #expect(HTTP.Method(token: Array("get".utf8)) == nil)
-        #expect(HTTP.Method(token: Array("PUT".utf8)) == nil)
     }
 }

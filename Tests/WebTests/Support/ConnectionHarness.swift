@@ -71,6 +71,12 @@ struct ConnectionHarness {
         turn()
     }
 
+    /// The client closes its side.
+    mutating func peerCloses() {
+        connection.peerClosed(at: now)
+        actions += connection.takeActions()
+    }
+
     /// Moves the clock to the connection's next deadline and runs the turn there.
     mutating func jumpToDeadline() {
         guard let deadline = connection.nextDeadline else { return }
