@@ -105,4 +105,14 @@ import Web
         #expect(harness.receivedText.hasSuffix("cross-origin action refused\n"))
         #expect(harness.actions.last == .shutdownWrite)
     }
+
+    /// RFC 9110 §15.2: a 1xx is never final; one given as the answer becomes a 500.
+    @Test func anInterimStatusAsTheAnswerBecomes500() {
+        var harness = ConnectionHarness()
+        harness.send(ConnectionTests.get)
+        harness.respond(HTTP.Response(status: .continue))
+        #expect(harness.receivedText.hasPrefix("HTTP/1.1 500 Internal Server Error\r\n"))
+        #expect(harness.receivedText.hasSuffix("the application answered with an interim status\n"))
+        #expect(harness.actions.last == .shutdownWrite)
+    }
 }
