@@ -44,6 +44,9 @@ let package = Package(
         .target(name: "CLibCrypto", cSettings: cWarnings, linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "Readings", dependencies: ["Clocks"], swiftSettings: small),
         .target(name: "Alarms", dependencies: ["Readings", "Clocks"], swiftSettings: small),
+        // HTTP/1.1 server side, sans-IO: the page's and the Nightscout API's messages, parser,
+        // connections and server (docs/http.md); the sockets are Platform's.
+        .target(name: "Web", dependencies: ["Clocks"], swiftSettings: small),
         .target(
             name: "Transmitters",
             dependencies: [
@@ -82,7 +85,7 @@ let package = Package(
         // -sanitize=fuzzer,address -DFUZZING, a plain build gets a corpus-replaying main.
         .target(
             name: "FuzzTargets",
-            dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Host", "Transmitters", "Readings", "Clocks", "App", "Simulator"],
+            dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Host", "Transmitters", "Readings", "Clocks", "App", "Simulator", "Web"],
             swiftSettings: strict),
         .executableTarget(name: "vigil-fuzz", dependencies: ["FuzzTargets"], path: "Sources/Fuzz", swiftSettings: strict),
 
@@ -91,6 +94,7 @@ let package = Package(
         .testTarget(name: "SMPTests", dependencies: ["SMP", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "ReadingsTests", dependencies: ["Readings", "Clocks"], swiftSettings: strict),
         .testTarget(name: "AlarmsTests", dependencies: ["Alarms", "Readings", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "WebTests", dependencies: ["Web", "Clocks"], swiftSettings: strict),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth", "Wire"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"], swiftSettings: strict),
