@@ -14,8 +14,9 @@ extension Nightscout {
         /// entries and "BG Check" treatments; other kinds are ignored. Any order; a reading
         /// appears once (the appliance hands each on once: docs/reading-identity.md).
         public var readings: [RecordedReading]
-        /// Fingersticks transmitters took as calibrations.
-        public var calibrations: [CalibrationPoint]
+        /// Fingersticks transmitters took as calibrations (the supervisor's
+        /// `HistoryRecord.calibration`).
+        public var calibrations: [Calibration]
         /// What each device last said about its battery and sensor.
         public var devices: [DeviceReport]
         /// The alarm thresholds now in force, for `status.json`'s `thresholds`.
@@ -26,7 +27,7 @@ extension Nightscout {
         /// Local time = UTC + this: each document's `utcOffset`, in minutes.
         public var utcOffset: Duration
 
-        public init(now: WallClockTime, readings: [RecordedReading] = [], calibrations: [CalibrationPoint] = [],
+        public init(now: WallClockTime, readings: [RecordedReading] = [], calibrations: [Calibration] = [],
                     devices: [DeviceReport] = [], thresholds: GlucoseThresholds = .standard,
                     units: VigilConfiguration.Alarms.Units = .milligramsPerDeciliter, utcOffset: Duration = .zero) {
             self.now = now
@@ -39,22 +40,6 @@ extension Nightscout {
         }
 
         var utcOffsetMinutes: Int64 { ISO8601.offsetMinutes(utcOffset) }
-    }
-
-    /// A meter value a transmitter was calibrated with (the supervisor's
-    /// `HistoryRecord.calibration`): served as a "BG Check" treatment.
-    public struct CalibrationPoint: Hashable, Sendable {
-        /// The transmitter that took it.
-        public var calibrated: DeviceID
-        public var glucose: GlucoseConcentration
-        /// When the blood was taken.
-        public var takenAt: WallClockTime
-
-        public init(calibrated: DeviceID, glucose: GlucoseConcentration, takenAt: WallClockTime) {
-            self.calibrated = calibrated
-            self.glucose = glucose
-            self.takenAt = takenAt
-        }
     }
 
     /// One device's last battery report (`StatusBoard`'s battery and its age, put on the wall

@@ -17,14 +17,14 @@ extension Nightscout {
         static func documents(_ snapshot: Snapshot) -> [[(String, JSON)]] {
             let meters = snapshot.readings.filter { $0.kind == .meterGlucose }
             var calibrationsOf: [Int: [DeviceID]] = [:]
-            var unmatched: [CalibrationPoint] = []
+            var unmatched: [Calibration] = []
             for calibration in snapshot.calibrations {
                 let match = meters.firstIndex { reading in
                     guard case let .meterGlucose(glucose, _) = reading.value else { return false }
-                    let apart = reading.wallTime > calibration.takenAt ? reading.wallTime - calibration.takenAt : calibration.takenAt - reading.wallTime
+                    let apart = reading.wallTime > calibration.wallTime ? reading.wallTime - calibration.wallTime : calibration.wallTime - reading.wallTime
                     return apart <= sameBloodWindow && glucose.roundedMilligramsPerDeciliter == calibration.glucose.roundedMilligramsPerDeciliter
                 }
-                if let match { calibrationsOf[match, default: []].append(calibration.calibrated) } else { unmatched.append(calibration) }
+                if let match { calibrationsOf[match, default: []].append(calibration.device) } else { unmatched.append(calibration) }
             }
             var dated: [(WallClockTime, [(String, JSON)])] = []
             for (index, reading) in meters.enumerated() {
@@ -34,10 +34,10 @@ extension Nightscout {
                                                          enteredBy: reading.device, notes: notes, snapshot)))
             }
             for calibration in unmatched {
-                let id = DocumentID.make(["treatments", "calibration", calibration.calibrated.rawValue,
-                                          String(calibration.takenAt.microsecondsSinceEpoch)])
-                dated.append((calibration.takenAt, document(id: id, glucose: calibration.glucose, at: calibration.takenAt,
-                                                            enteredBy: calibration.calibrated, notes: [calibrationNote([calibration.calibrated])], snapshot)))
+                let id = DocumentID.make(["treatments", "calibration", calibration.device.rawValue,
+                                          String(calibration.wallTime.microsecondsSinceEpoch)])
+                dated.append((calibration.wallTime, document(id: id, glucose: calibration.glucose, at: calibration.wallTime,
+                                                            enteredBy: calibration.device, notes: [calibrationNote([calibration.device])], snapshot)))
             }
             return dated.sorted { $0.0 > $1.0 }.map(\.1)
         }

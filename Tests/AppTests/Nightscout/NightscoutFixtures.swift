@@ -28,8 +28,8 @@ enum NightscoutFixtures {
     static let snapshot = Nightscout.Snapshot(
         now: now, readings: [heart, sgv0605, meter0607, sgvOld, sgv0600],
         calibrations: [
-            Nightscout.CalibrationPoint(calibrated: "dexcom", glucose: GlucoseConcentration(milligramsPerDeciliter: 104), takenAt: at(minute: 7)),
-            Nightscout.CalibrationPoint(calibrated: "g4", glucose: GlucoseConcentration(milligramsPerDeciliter: 98), takenAt: at(minute: 2)),
+            Calibration(device: "dexcom", glucose: GlucoseConcentration(milligramsPerDeciliter: 104), wallTime: at(minute: 7)),
+            Calibration(device: "g4", glucose: GlucoseConcentration(milligramsPerDeciliter: 98), wallTime: at(minute: 2)),
         ],
         devices: [
             Nightscout.DeviceReport(device: "dexcom", battery: Percent(80)!, reportedAt: at(minute: 5)),

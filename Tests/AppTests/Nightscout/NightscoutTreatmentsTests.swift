@@ -10,9 +10,9 @@ import Testing
         var snapshot = F.snapshot
         // A second transmitter took the same fingerstick; a third took another value at that time.
         snapshot.calibrations = [
-            .init(calibrated: "dexcom", glucose: GlucoseConcentration(milligramsPerDeciliter: 104), takenAt: F.at(minute: 7)),
-            .init(calibrated: "g4", glucose: GlucoseConcentration(milligramsPerDeciliter: 104.2), takenAt: F.at(minute: 7, second: 1)),
-            .init(calibrated: "libre", glucose: GlucoseConcentration(milligramsPerDeciliter: 150), takenAt: F.at(minute: 7)),
+            .init(device: "dexcom", glucose: GlucoseConcentration(milligramsPerDeciliter: 104), wallTime: F.at(minute: 7)),
+            .init(device: "g4", glucose: GlucoseConcentration(milligramsPerDeciliter: 104.2), wallTime: F.at(minute: 7, second: 1)),
+            .init(device: "libre", glucose: GlucoseConcentration(milligramsPerDeciliter: 150), wallTime: F.at(minute: 7)),
         ]
         let documents = Nightscout.Treatments.documents(snapshot).map { JSON.object($0).rendered }
         #expect(documents.count == 2)
