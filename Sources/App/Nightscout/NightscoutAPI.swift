@@ -28,6 +28,12 @@ extension Nightscout {
 
         public init(configuration: Configuration) { self.configuration = configuration }
 
+        /// Whether `path` is this API's to answer (`/api/v1/…` and `/pebble`), for a server that
+        /// also serves other pages: the rest of the paths are not Nightscout's.
+        public static func answers(path: String) -> Bool {
+            path.hasPrefix("/api/v1/") || path == "/api/v1" || path == "/pebble" || path == "/pebble/"
+        }
+
         /// The answer to `request`. `snapshot` is called at most once, and only for a request
         /// that is authorized and well formed, so a refused or malformed request costs nothing
         /// of the appliance's.

@@ -35,6 +35,11 @@ import Testing
         #expect(NightscoutFixtures.body(missing) == #"{"status":404,"message":"Not Found","description":"no Nightscout API resource at /api/v1/nothing"}"#)
     }
 
+    @Test func theAPIsPathsAreTold() {
+        #expect(Nightscout.API.answers(path: "/api/v1/entries.json") && Nightscout.API.answers(path: "/pebble"))
+        #expect(!Nightscout.API.answers(path: "/") && !Nightscout.API.answers(path: "/api/v10/x") && !Nightscout.API.answers(path: "/pebbles"))
+    }
+
     @Test func headersAreFoundWithoutRegardToCase() {
         let request = Nightscout.Request(method: "GET", path: "/", headers: [("API-SECRET", "a"), ("api-secret", "b")])
         #expect(request.header("api-secret") == "a")
