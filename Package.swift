@@ -59,7 +59,11 @@ let package = Package(
         .target(name: "Simulator", dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Clocks", "Transmitters", "Readings"], swiftSettings: small),
         .target(
             name: "App",
-            dependencies: ["Wire", "Bluetooth", "HCI", "SMP", "Host", "Readings", "Transmitters", "Clocks", "Simulator", "Alarms"],
+            dependencies: [
+                "Wire", "Bluetooth", "HCI", "SMP", "Host", "Readings", "Transmitters", "Clocks", "Simulator", "Alarms",
+                // SHA-1 of the Nightscout API secret, SHA-256 for entry ids (docs/nightscout-api.md).
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: small),
         .target(name: "CPlatform", cSettings: cWarnings),
         // The kernel's GPIO uAPI v2 ioctls (<linux/gpio.h> from linux-libc-dev; docs/gpio-uapi.md).

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Creates or updates the Bumble virtual-controller environment used by the interop rigs
-# (Tests/Rigs/*.py) and benchmarks (scripts/bench/*.py), at <repo>/.venv-bumble.
+# (Tests/Rigs/*.py) and benchmarks (scripts/bench/*.py), at <repo>/.venv-bumble; it also holds
+# py-nightscout, the Nightscout client library Tests/Rigs/check_nightscout_client.py reads
+# Vigil's Nightscout API with (docs/nightscout-api.md).
 #
 # Idempotent: when the venv already holds the pinned Bumble version this is a fast no-op
 # (one `python -c` import check, no pip traffic). Prints the venv's python path as its last
@@ -12,6 +14,8 @@
 set -euo pipefail
 
 BUMBLE_VERSION="${BUMBLE_VERSION:-0.0.236}"
+# Pinned like Bumble: the check expects this release's models (its SGV needs `delta`).
+PY_NIGHTSCOUT_VERSION="${PY_NIGHTSCOUT_VERSION:-1.3.3}"
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${VIGIL_BUMBLE_VENV:-$repo_root/.venv-bumble}"
@@ -20,12 +24,13 @@ py="$venv/bin/python"
 log() { echo "bumble-env: $*" >&2; }
 
 installed_version() {
-    # Ask the venv itself: importlib.metadata does not import bumble (fast) and fails cleanly
-    # when the package is absent.
-    "$py" -c 'import importlib.metadata as m; print(m.version("bumble"))' 2>/dev/null || true
+    # Ask the venv itself: importlib.metadata does not import the package (fast) and fails
+    # cleanly when it is absent.
+    "$py" -c "import importlib.metadata as m; print(m.version('${1:-bumble}'))" 2>/dev/null || true
 }
 
-if [[ -x "$py" ]] && [[ "$(installed_version)" == "$BUMBLE_VERSION" ]]; then
+if [[ -x "$py" ]] && [[ "$(installed_version)" == "$BUMBLE_VERSION" ]] \
+    && [[ "$(installed_version py-nightscout)" == "$PY_NIGHTSCOUT_VERSION" ]]; then
     echo "$py"
     exit 0
 fi
@@ -53,12 +58,17 @@ if [[ ! -x "$py" ]]; then
     python3 -m venv "$venv" >&2
 fi
 
-log "installing bumble==$BUMBLE_VERSION into $venv"
-"$py" -m pip install --disable-pip-version-check --quiet "bumble==$BUMBLE_VERSION" >&2
+log "installing bumble==$BUMBLE_VERSION and py-nightscout==$PY_NIGHTSCOUT_VERSION into $venv"
+"$py" -m pip install --disable-pip-version-check --quiet "bumble==$BUMBLE_VERSION" "py-nightscout==$PY_NIGHTSCOUT_VERSION" >&2
 
 got="$(installed_version)"
 if [[ "$got" != "$BUMBLE_VERSION" ]]; then
     log "expected bumble $BUMBLE_VERSION, found '${got:-none}'"
+    exit 1
+fi
+got="$(installed_version py-nightscout)"
+if [[ "$got" != "$PY_NIGHTSCOUT_VERSION" ]]; then
+    log "expected py-nightscout $PY_NIGHTSCOUT_VERSION, found '${got:-none}'"
     exit 1
 fi
 echo "$py"

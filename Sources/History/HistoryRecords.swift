@@ -1,19 +1,6 @@
 import Clocks
 import Readings
 
-/// A meter glucose value that was used to calibrate a transmitter reporting raw values.
-public struct Calibration: Hashable, Sendable {
-    public var device: DeviceID
-    public var glucose: GlucoseConcentration
-    public var wallTime: WallClockTime
-
-    public init(device: DeviceID, glucose: GlucoseConcentration, wallTime: WallClockTime) {
-        self.device = device
-        self.glucose = glucose
-        self.wallTime = wallTime
-    }
-}
-
 /// A device the appliance knows, and the state it remembers for it (bond, session, sensor
 /// start: opaque text the owning driver writes and reads back).
 public struct DeviceRecord: Hashable, Sendable {

@@ -35,56 +35,44 @@ public struct NightscoutExporter: Exporter {
     }
 
     public mutating func encode(_ reading: RecordedReading) -> [UInt8] {
-        guard reading.kind == .glucose || reading.kind == .meterGlucose else { return [] }
-        var writer = ExportWriter()
-        writer.write(wroteElement ? ",\n" : "\n")
+        guard let entry = entry(for: reading) else { return [] }
+        let separator = wroteElement ? ",\n" : "\n"
         wroteElement = true
-        writeEntry(reading, into: &writer)
-        return writer.bytes
+        return Array((separator + entry).utf8)
     }
 
     public mutating func footer() -> [UInt8] { Array((wroteElement ? "\n]\n" : "]\n").utf8) }
 
     /// The entry for one reading as JSON text, or nil for kinds Nightscout entries cannot hold.
     public func entry(for reading: RecordedReading) -> String? {
-        guard reading.kind == .glucose || reading.kind == .meterGlucose else { return nil }
-        var writer = ExportWriter()
-        writeEntry(reading, into: &writer)
-        return String(decoding: writer.bytes, as: UTF8.self)
+        let offsetMinutes = ISO8601.offsetMinutes(utcOffset)
+        let dateString = ISO8601.string(reading.wallTime, utcOffset: utcOffset, alwaysMilliseconds: true)
+        return Self.fields(of: reading, dateString: dateString, utcOffsetMinutes: offsetMinutes).map { JSON.object($0).rendered }
     }
 
-    private func writeEntry(_ reading: RecordedReading, into w: inout ExportWriter) {
-        let offsetMinutes = ISO8601.offsetMinutes(utcOffset)
+    /// An entry's fields in order, or nil for kinds Nightscout entries cannot hold: the one
+    /// mapping from a reading to an entry, shared by this export (`dateString` in local time
+    /// with its offset, as an uploader sends it) and the served API (`Nightscout.EntryDocuments`:
+    /// `dateString` in UTC, as Nightscout stores and serves it; docs/nightscout-api.md).
+    static func fields(of reading: RecordedReading, dateString: String, utcOffsetMinutes: Int64) -> [(String, JSON)]? {
+        var fields: [(String, JSON)]
         var direction: TrendDirection?
         var notes: String?
         switch reading.value {
         case let .glucose(concentration, trend):
-            w.write(#"{"type":"sgv","sgv":"#)
-            w.write(int: Int64(max(Self.lowestGlucoseSGV, concentration.roundedMilligramsPerDeciliter)))
+            fields = [("type", "sgv"), ("sgv", .int(Int64(max(Self.lowestGlucoseSGV, concentration.roundedMilligramsPerDeciliter))))]
             direction = trend ?? TrendDirection.none
         case let .meterGlucose(concentration, context):
-            w.write(#"{"type":"mbg","mbg":"#)
-            w.write(int: Int64(concentration.roundedMilligramsPerDeciliter))
+            fields = [("type", "mbg"), ("mbg", .int(Int64(concentration.roundedMilligramsPerDeciliter)))]
             notes = context?.text
         default:
-            return
+            return nil
         }
-        w.write(#","date":"#)
-        w.write(int: reading.wallTime.millisecondsSinceEpoch)
-        w.write(#","dateString":""#)
-        w.write(time: reading.wallTime, offsetMinutes: offsetMinutes, alwaysMilliseconds: true)
-        if let direction {
-            w.write(#"","direction":""#)
-            w.write(direction.nightscoutName)
-        }
-        w.write(#"","device":"#)
-        w.write(jsonString: "vigil-" + reading.device.rawValue)
-        if let notes {
-            w.write(#","notes":"#)
-            w.write(jsonString: notes)
-        }
-        w.write(#","utcOffset":"#)
-        w.write(int: offsetMinutes)
-        w.write(byte: 0x7D)
+        fields += [("date", .int(reading.wallTime.millisecondsSinceEpoch)), ("dateString", .string(dateString))]
+        if let direction { fields.append(("direction", .string(direction.nightscoutName))) }
+        fields.append(("device", .string("vigil-" + reading.device.rawValue)))
+        if let notes { fields.append(("notes", .string(notes))) }
+        fields.append(("utcOffset", .int(utcOffsetMinutes)))
+        return fields
     }
 }

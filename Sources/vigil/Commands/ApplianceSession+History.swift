@@ -2,6 +2,7 @@ import App
 import Clocks
 import History
 import Platform
+import Readings
 
 /// The rolling history as the session performs the supervisor's history actions: SQLite calls
 /// through `HistoryStore`, the attempts to open it again on a thread of their own, and the
