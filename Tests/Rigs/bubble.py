@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.metadata
 
 from bumble.device import Connection
 
@@ -103,19 +102,7 @@ async def main() -> None:
 
     rig = rig_common.Rig(args, "bubble")
     rig.install_lifecycle()
-    bridge = Bubble(args, rig)
-    port = await rig.start_hci_server()
-    emit({"rig": "bubble", "port": port, "address": args.address, "addressType": "random",
-          "name": args.name, "services": [str(miaomiao.NUS_SERVICE)], "legacyReports": args.legacy_reports,
-          "sensorUID": bridge.uid.hex(), "battery": args.battery, "firmware": "2.6", "hardware": "1.4",
-          "fram": bridge.fram.hex(), "sensorAgeMinutes": bridge.age_minutes, "libre2": args.libre2,
-          "patchInfo": bridge.patch_info, "bumble": importlib.metadata.version("bumble")})
-    await bridge.device.power_on()
-    await bridge.device.start_advertising(auto_restart=True)
-    rig.ready(port)
-    await rig.wait_until_stopped()
-    for task in bridge.periodic.values():
-        task.cancel()
+    await miaomiao.serve_bridge(rig, Bubble(args, rig), args, "bubble", "2.6", "1.4")
 
 
 if __name__ == "__main__":

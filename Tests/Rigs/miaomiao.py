@@ -266,12 +266,17 @@ async def main() -> None:
 
     rig = rig_common.Rig(args, "miaomiao")
     rig.install_lifecycle()
-    bridge = MiaoMiao(args, rig)
+    await serve_bridge(rig, MiaoMiao(args, rig), args, "miaomiao", FIRMWARE.hex(), HARDWARE.hex())
+
+
+async def serve_bridge(rig, bridge, args, kind: str, firmware: str, hardware: str) -> None:
+    """Runs a Libre bridge rig (this one or bubble.py): announces it, advertises, serves until
+    stopped."""
     port = await rig.start_hci_server()
-    emit({"rig": "miaomiao", "port": port, "address": args.address, "addressType": "random",
+    emit({"rig": kind, "port": port, "address": args.address, "addressType": "random",
           "name": args.name, "services": [str(NUS_SERVICE)], "legacyReports": args.legacy_reports,
-          "sensorUID": bridge.uid.hex(), "battery": args.battery, "firmware": FIRMWARE.hex(),
-          "hardware": HARDWARE.hex(), "fram": bridge.fram.hex(), "sensorAgeMinutes": bridge.age_minutes,
+          "sensorUID": bridge.uid.hex(), "battery": args.battery, "firmware": firmware,
+          "hardware": hardware, "fram": bridge.fram.hex(), "sensorAgeMinutes": bridge.age_minutes,
           "libre2": args.libre2, "patchInfo": bridge.patch_info, "bumble": importlib.metadata.version("bumble")})
     await bridge.device.power_on()
     await bridge.device.start_advertising(auto_restart=True)
