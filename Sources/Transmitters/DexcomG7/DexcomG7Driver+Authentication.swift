@@ -10,6 +10,10 @@ extension DexcomG7Driver {
     static let roundPacketLength = 160
     /// The sensor streams its signature of our nonce: 64 bytes.
     static let sensorSignatureLength = 64
+    /// The most the sensor's side of one pairing step may bring: its certificates are a few
+    /// hundred bytes (G7SensorKit reads them by the acknowledged length); a stream far past that
+    /// is a fault, not a certificate.
+    static let largestSensorCertificate = 4_096
     /// Writes to Certificate go in chunks the sensor takes (G7SensorKit `certificateChunkSize`).
     static let certificateChunk = 20
 
@@ -237,6 +241,12 @@ extension DexcomG7Driver {
     }
 
     mutating func receiveCertificateBytes(_ bytes: [UInt8], at now: MonotonicInstant) -> [DriverAction] {
+        // A peer streaming without end (before the acknowledgement that says how much) must not
+        // hold memory for the rest of the step.
+        if certificateBuffer.count + bytes.count > Self.largestSensorCertificate {
+            let reason = "the sensor streamed more than \(Self.largestSensorCertificate) bytes in one pairing step"
+            return [.emit(.pairingFailed(reason: reason))] + stop(reason: reason, at: now)
+        }
         switch session.stage {
         case let .exchangingKeys(round):
             certificateBuffer += bytes
@@ -273,7 +283,12 @@ extension DexcomG7Driver {
                 }
                 // A sensor that declares no length is taken to send one as long as ours
                 // (G7SensorKit falls back the same way).
-                expectedCertificateLength = acknowledgement.sensorCertificateLength ?? configuration.credentials.certificates[Int(index)].count
+                let declared = acknowledgement.sensorCertificateLength ?? configuration.credentials.certificates[Int(index)].count
+                guard declared <= Self.largestSensorCertificate else {
+                    let reason = "the sensor announced a certificate of \(declared) bytes (at most \(Self.largestSensorCertificate) expected)"
+                    return [.emit(.pairingFailed(reason: reason))] + stop(reason: reason, at: now)
+                }
+                expectedCertificateLength = declared
                 return certificateProgress(index, at: now)
             case (.awaitingCertificatesEnd, DexcomG7.CertificateInfoRx.opcode):
                 return startKeyChallenge(at: now)

@@ -87,4 +87,23 @@ struct DexcomG7DriverAuthenticationTests {
         let actions = h.challenge(key: key, status: .init(auth: 2, bond: 2))
         #expect(actions.contains { if case let .emit(.pairingFailed(reason)) = $0 { reason.contains("another display of this kind") } else { false } })
     }
+
+    @Test func aSensorThatStreamsWithoutEndIsCutOff() throws {
+        var h = Harness()
+        let (_, key) = try h.exchangeKeys()
+        _ = h.challenge(key: key, status: .init(auth: 1, bond: 0))
+        // Bytes, and no acknowledgement saying how many: the buffer stops at its bound.
+        let actions = h.stream([UInt8](repeating: 0x33, count: DexcomG7Driver.largestSensorCertificate + 20))
+        #expect(actions.contains { if case let .emit(.pairingFailed(reason)) = $0 { reason.contains("streamed more than") } else { false } })
+        #expect(h.driver.certificateBuffer.count <= DexcomG7Driver.largestSensorCertificate)
+        #expect(h.driver.phase != .running(.exchangingCertificate(index: 0)))
+    }
+
+    @Test func anAnnouncedCertificateBeyondTheBoundIsRefused() throws {
+        var h = Harness()
+        let (_, key) = try h.exchangeKeys()
+        _ = h.challenge(key: key, status: .init(auth: 1, bond: 0))
+        let actions = h.authenticate([0x0B, 0x00, 0x00, 0xFF, 0xFF])
+        #expect(actions.contains { if case let .emit(.pairingFailed(reason)) = $0 { reason.contains("65535 bytes") } else { false } })
+    }
 }
