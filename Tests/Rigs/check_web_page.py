@@ -120,6 +120,16 @@ def page_checks(checks: Checks, fixture: WebFixture, b: Browser, screenshots: st
                      what="#action-error"), b.text("#action-error")))
     b.console_errors()  # the browser logs that expected 404 itself
 
+    # The display unit and an arrow that cannot be computed.
+    fixture.change(lambda s: (s.update(units="mmol/L"), s["glucose"].update(direction="NOT COMPUTABLE")))
+    attempt(checks, "mmol/L shows one decimal and an unknown trend shows ?", lambda: (
+        b.wait_until(lambda: value() == "3.7" and b.text("#glucose-unit") == "mmol/L" and b.text("#glucose-arrow") == "?",
+                     what="3.7 ? mmol/L")
+        and "4" in b.script("return [...document.querySelectorAll('#chart text.axis')].map(t => t.textContent);"),
+        b.glucose_text()))
+    fixture.change(lambda s: (s.update(units="mg/dL"), s["glucose"].update(direction="FortyFiveDown")))
+    b.wait_until(lambda: value() == "66", what="back to mg/dL")
+
     # Devices and other sensors.
     attempt(checks, "devices show link, last seen, battery and sensor day", lambda: (
         "Connected" in (b.text('#devices [data-device="cgm"]') or "")

@@ -178,11 +178,11 @@ extension Website.Assets {
   function render() {
     if (!state) return;
     renderFaults();
+    drawChart();
     renderGlucose();
     renderAlarms();
     renderDevices();
     renderOthers();
-    drawChart();
     $("version").textContent = state.version ? "Vigil " + state.version : "";
   }
 
