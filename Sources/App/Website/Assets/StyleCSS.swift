@@ -15,7 +15,7 @@ extension Website.Assets {
 :root[data-theme="dark"] {
   --bg: #0e1115; --card: #161b21; --text: #c9cfd6; --muted: #8f99a4; --line: #2c343d;
   --low: #f2837b; --high: #dcb046; --ok: #5cbf6e; --band: rgba(92, 191, 110, 0.10);
-  --accent: #2f5d8c; --accent-text: #e6e9ec; --fault-bg: #6e1a16; --fault-text: #f2dcda;
+  --accent: #2f5d8c; --accent-text: #d4d9de; --fault-bg: #6e1a16; --fault-text: #e6d0ce;
   --stale-bg: #4a3a10; --stale-text: #efdcae; --grid: #222a32;
   color-scheme: dark;
 }
@@ -23,7 +23,7 @@ extension Website.Assets {
   :root:not([data-theme="light"]) {
     --bg: #0e1115; --card: #161b21; --text: #c9cfd6; --muted: #8f99a4; --line: #2c343d;
     --low: #f2837b; --high: #dcb046; --ok: #5cbf6e; --band: rgba(92, 191, 110, 0.10);
-    --accent: #2f5d8c; --accent-text: #e6e9ec; --fault-bg: #6e1a16; --fault-text: #f2dcda;
+    --accent: #2f5d8c; --accent-text: #d4d9de; --fault-bg: #6e1a16; --fault-text: #e6d0ce;
     --stale-bg: #4a3a10; --stale-text: #efdcae; --grid: #222a32;
     color-scheme: dark;
   }
