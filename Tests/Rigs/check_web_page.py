@@ -31,7 +31,7 @@ def attempt(checks: Checks, what: str, step) -> object:
         ok, detail = False, str(error)
     except Exception as error:  # noqa: BLE001 (a browser error fails the check, not the run)
         ok, detail = False, f"{type(error).__name__}: {error}"
-    return checks.check(bool(ok), what, detail)
+    return checks.check(bool(ok), what, " / ".join(str(detail).splitlines()))
 
 
 def run(screenshots: str) -> int:
@@ -162,7 +162,9 @@ def page_checks(checks: Checks, fixture: WebFixture, b: Browser, screenshots: st
         and b.script("return localStorage.getItem('vigil.theme');") == "dark"
         and b.find("#theme-toggle").get_attribute("aria-pressed") == "true", b.background()))
     b.find("#theme-toggle").click()
-    b.wait_until(lambda: b.background() == light, what="the light background again")
+    attempt(checks, "toggling back to the system's choice follows the system again", lambda: (
+        b.wait_until(lambda: b.background() == light, what="the light background again")
+        and b.script("return localStorage.getItem('vigil.theme');") is None, b.background()))
 
     # Banners.
     fixture.make_stale(17)
@@ -174,6 +176,12 @@ def page_checks(checks: Checks, fixture: WebFixture, b: Browser, screenshots: st
         b.wait_until(lambda: b.visible("#fault-banner")
                      and "Storage failing: The history database cannot be written." in b.text("#fault-banner"),
                      what="#fault-banner"), b.text("#fault-banner")))
+    b.set_dark(True)
+    b.set_viewport(*PHONE)
+    path = os.path.join(screenshots, "page-dark-phone-360x740-fault-stale.png")
+    attempt(checks, f"screenshot {os.path.basename(path)}", lambda: (b.screenshot(path) or os.path.getsize(path) > 10_000, path))
+    b.set_viewport(*DESKTOP)
+    b.set_dark(False)
     errors = b.console_errors()
     attempt(checks, "no console errors (script, Content-Security-Policy, network)", lambda: (not errors, errors))
 

@@ -25,7 +25,7 @@ extension Website.Assets {
     "waiting-for-fresh-data": "Snooze over, waiting for a fresh reading", noted: "Noted"
   };
   var KINDS = { "heart-rate": "Heart rate", temperature: "Temperature" };
-  var POLL_MS = 30000, TICK_MS = 10000, RECONNECT_MS = 5000;
+  var POLL_MS = 30000, TICK_MS = 10000, RECONNECT_MS = 5000, ERROR_MS = 60000;
 
   var state = null;        // the last state document
   var offsetMs = 0;        // the server's clock minus the browser's, when the document came
@@ -38,7 +38,11 @@ extension Website.Assets {
   document.addEventListener("DOMContentLoaded", start);
 
   function load(key) { try { return window.localStorage.getItem(key); } catch (e) { return null; } }
-  function store(key, value) { try { window.localStorage.setItem(key, value); } catch (e) { /* private mode: not remembered */ } }
+  function store(key, value) {
+    try {
+      if (value === null) window.localStorage.removeItem(key); else window.localStorage.setItem(key, value);
+    } catch (e) { /* private mode: not remembered */ }
+  }
   function $(id) { return document.getElementById(id); }
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -168,6 +172,7 @@ extension Website.Assets {
     }).catch(function (failure) {
       error.textContent = failure instanceof TypeError ? "Vigil did not answer; try again." : failure.message;
       error.hidden = false;
+      window.setTimeout(function () { if (error.textContent === failure.message || failure instanceof TypeError) error.hidden = true; }, ERROR_MS);
       if (button) button.disabled = false;
       poll();
     });
@@ -431,7 +436,9 @@ extension Website.Assets {
   function start() {
     applyTheme(load("vigil.theme"));
     $("theme-toggle").addEventListener("click", function () {
+      // Back to what the system prefers is no choice at all: the page follows the system again.
       var next = isDark() ? "light" : "dark";
+      if (next === (prefersDark() ? "dark" : "light")) next = null;
       store("vigil.theme", next);
       applyTheme(next);
     });
