@@ -44,16 +44,18 @@ def extract_assets(directory: str = ASSETS) -> dict[str, str]:
             with open(os.path.join(directory, name), encoding="utf-8") as f:
                 for match in LITERAL.finditer(f.read()):
                     assets[match.group(1)] = match.group(2)
-    for needed in ("page", "signInPage", "script", "style", "icon"):
+    for needed in ("documentStart", "pageRest", "signInRest", "script", "style", "icon"):
         if needed not in assets:
             raise ValueError(f"no `static let {needed}` literal in {directory}")
+    # Composed as `Website.Assets.page` and `signIn(error:)` compose them.
+    assets["page"] = assets["documentStart"] + "\n" + assets["pageRest"]
     return assets
 
 
 def sign_in_page(assets: dict[str, str], error: str | None) -> str:
     """What `Website.Assets.signIn(error:)` makes."""
     notice = "" if error is None else f'<p id="sign-in-error" class="error" role="alert">{html.escape(error, quote=True)}</p>'
-    return assets["signInPage"].replace(SIGN_IN_ERROR_MARKER, notice)
+    return assets["documentStart"] + "\n" + assets["signInRest"].replace(SIGN_IN_ERROR_MARKER, notice)
 
 
 def now_ms() -> int:

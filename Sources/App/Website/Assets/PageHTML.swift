@@ -3,16 +3,23 @@ extension Website.Assets {
     /// from `/state.json` and `/events`, and the Content-Security-Policy (`default-src 'self'`)
     /// forbids inline script, inline style and event-handler attributes, so there are none.
     /// The element ids are the contract listed in docs/web.md "The page's element ids".
-    public static let page: String = #"""
+    public static let page: String = documentStart + "\n" + pageRest
+
+    /// What the page and the sign-in page both open with: the document's head up to its title,
+    /// with the page's style and icon (both served to anyone, so the sign-in page has them).
+    static let documentStart: String = #"""
 <!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<title>Vigil</title>
 <link rel="icon" href="/icon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/app.css">
+"""#
+
+    static let pageRest: String = #"""
+<title>Vigil</title>
 <script src="/app.js"></script>
 </head>
 <body>

@@ -299,17 +299,24 @@ extension Website.Assets {
     return text;
   }
 
-  function renderDevices() {
-    var list = $("devices"), devices = Array.isArray(state.devices) ? state.devices : [];
+  // One `li` per entry of a list of the state, marked with `attribute` = its key.
+  function renderList(id, entries, empty, attribute, key, fill) {
+    var list = $(id);
     list.textContent = "";
-    if (devices.length === 0) list.appendChild(el("li", "muted", "No device is configured."));
-    devices.forEach(function (device) {
+    if (!Array.isArray(entries) || entries.length === 0) { list.appendChild(el("li", "muted", empty)); return; }
+    entries.forEach(function (entry) {
       var item = el("li", "", null);
-      item.setAttribute("data-device", device.id);
+      item.setAttribute(attribute, String(entry[key]));
+      fill(item, entry);
+      list.appendChild(item);
+    });
+  }
+
+  function renderDevices() {
+    renderList("devices", state.devices, "No device is configured.", "data-device", "id", function (item, device) {
       item.appendChild(el("div", "name", device.id + (device.type ? " \u00b7 " + device.type : "")));
       var facts = el("div", "facts", null);
-      var parts = [LINKS[device.link] || words(device.link || "unknown")];
-      facts.appendChild(document.createTextNode(parts[0] + " \u00b7 seen "));
+      facts.appendChild(document.createTextNode((LINKS[device.link] || words(device.link || "unknown")) + " \u00b7 seen "));
       facts.appendChild(isNumber(device.lastSeen) ? agoSpan(device.lastSeen) : el("span", "", "never"));
       var more = [];
       if (isNumber(device.battery)) more.push("battery " + Math.round(device.battery) + "%");
@@ -317,7 +324,6 @@ extension Website.Assets {
       if (sensor) more.push(sensor);
       if (more.length) facts.appendChild(document.createTextNode(" \u00b7 " + more.join(" \u00b7 ")));
       item.appendChild(facts);
-      list.appendChild(item);
     });
   }
 
@@ -338,19 +344,13 @@ extension Website.Assets {
   }
 
   function renderOthers() {
-    var list = $("others"), others = Array.isArray(state.others) ? state.others : [];
-    list.textContent = "";
-    if (others.length === 0) list.appendChild(el("li", "muted", "No other sensor."));
-    others.forEach(function (other) {
-      var item = el("li", "", null);
-      item.setAttribute("data-other", other.device);
+    renderList("others", state.others, "No other sensor.", "data-other", "device", function (item, other) {
       item.appendChild(el("span", "name", KINDS[other.kind] || words(other.kind || "reading")));
       var value = isNumber(other.value) ? (other.kind === "heart-rate" ? String(Math.round(other.value)) : other.value.toFixed(1)) : "--";
       item.appendChild(document.createTextNode(" " + value + (other.unit ? " " + other.unit : "") + " "));
       var where = el("span", "muted", "\u00b7 " + other.device + " \u00b7 ");
       where.appendChild(agoSpan(other.at));
       item.appendChild(where);
-      list.appendChild(item);
     });
   }
 

@@ -4,22 +4,14 @@ extension Website.Assets {
     /// the sentence is escaped because the page must never carry markup it did not write.
     public static func signIn(error: String?) -> String {
         let notice = error.map { #"<p id="sign-in-error" class="error" role="alert">"# + SVGBuilder.escape($0) + "</p>" } ?? ""
-        return signInPage.replacing(signInErrorMarker, with: notice)
+        return documentStart + "\n" + signInRest.replacing(signInErrorMarker, with: notice)
     }
 
     /// Where `signIn(error:)` puts the error sentence.
     static let signInErrorMarker = "<!--sign-in-error-->"
 
-    static let signInPage: String = #"""
-<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
+    static let signInRest: String = #"""
 <title>Vigil: sign in</title>
-<link rel="icon" href="/icon.svg" type="image/svg+xml">
-<link rel="stylesheet" href="/app.css">
 </head>
 <body class="sign-in-page">
 <main class="card sign-in">

@@ -11,6 +11,14 @@ import Testing
         #expect(!page.contains(Website.Assets.signInErrorMarker))
     }
 
+    @Test func isAWholeDocumentWithThePagesStyleButNotItsScript() {
+        let page = Website.Assets.signIn(error: nil)
+        #expect(page.hasPrefix("<!doctype html>\n<html lang=\"en\">\n<head>\n"))
+        #expect(Website.Assets.page.hasPrefix(Website.Assets.documentStart))
+        #expect(page.contains(#"<link rel="stylesheet" href="/app.css">"#) && !page.contains("/app.js"))
+        #expect(page.hasSuffix("</html>") && page.components(separatedBy: "<title>").count == 2)
+    }
+
     @Test func theErrorSentenceIsShown() {
         let page = Website.Assets.signIn(error: "That token is not right.")
         #expect(page.contains(#"<p id="sign-in-error" class="error" role="alert">That token is not right.</p>"#))
