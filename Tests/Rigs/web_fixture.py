@@ -118,6 +118,7 @@ class WebFixture:
         self.posts: list[tuple[str, dict[str, list[str]], str | None]] = []
         self.requests: list[tuple[str, str]] = []
         self.down = False
+        self.skew_ms = 0              # the appliance's clock minus this machine's
         fixture = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -142,7 +143,6 @@ class WebFixture:
     def change(self, mutate) -> None:
         with self.lock:
             mutate(self.state)
-            self.state["now"] = now_ms()
             self.generation += 1
             self.lock.notify_all()
 
@@ -152,6 +152,14 @@ class WebFixture:
             s["glucose"].update(value=value, direction=direction, at=at, stale=False)
             s["readings"].append([at, value])
             s["devices"][0]["lastSeen"] = at
+        self.change(mutate)
+
+    def replace(self, document: dict, skew_ms: int = 0) -> None:
+        """A whole new document, on an appliance clock `skew_ms` ahead of this machine's."""
+        def mutate(s: dict) -> None:
+            s.clear()
+            s.update(document)
+        self.skew_ms = skew_ms
         self.change(mutate)
 
     def make_stale(self, minutes: int) -> None:
@@ -181,7 +189,8 @@ class WebFixture:
 
     def document(self) -> bytes:
         with self.lock:
-            self.state["now"] = now_ms()
+            if self.state.get("now") is not None:
+                self.state["now"] = now_ms() + self.skew_ms
             return json.dumps(self.state, separators=(",", ":"), ensure_ascii=False).encode()
 
     def stop(self) -> None:
