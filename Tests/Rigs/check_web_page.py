@@ -201,6 +201,21 @@ def page_checks(checks: Checks, fixture: WebFixture, b: Browser, screenshots: st
     attempt(checks, f"screenshot {os.path.basename(path)}", lambda: (b.screenshot(path) or os.path.getsize(path) > 10_000, path))
     b.set_viewport(*DESKTOP)
     b.set_dark(False)
+
+    # Snooze all, then a token that no longer opens the page: back to the sign-in form.
+    before = len(fixture.posts)
+    b.find("#snooze-all").click()
+    attempt(checks, "Snooze all posts its minutes and the page says until when", lambda: (
+        b.wait_until(lambda: (b.text("#snooze-all-status") or "").startswith("Snoozed all until "), what="Snoozed all")
+        and fixture.posts[before][:2] == ("/alarms/snooze-all", {"minutes": ["60"]})
+        and "never covers urgent low, signal loss or faults" in b.text("#snooze-all-status"), b.text("#snooze-all-status")))
+    fixture.token = "a-new-token-after-a-reinstall"
+    b.find("#snooze-all").click()
+    attempt(checks, "a 401 sends the browser to the sign-in page", lambda: (
+        b.wait_until(lambda: b.find("form#sign-in input[name=token]"), what="the sign-in form"), b.driver.current_url))
+    b.sign_in(fixture.token)
+    b.wait_until(lambda: value() == "66", what="the page again")
+
     errors = [e for e in b.console_errors() if not expected_error(fixture, e)]
     attempt(checks, "no console errors (script, Content-Security-Policy, network)", lambda: (not errors, errors))
 
@@ -214,11 +229,12 @@ def page_checks(checks: Checks, fixture: WebFixture, b: Browser, screenshots: st
 
 def expected_error(fixture: WebFixture, entry: dict) -> bool:
     """The browser logs the answers the checks asked for: the wrong token's 401 and the ended
-    alarm's 404. Nothing else may be logged as an error."""
+    alarm's 404, and the 401 of a token that stopped working. Nothing else may be logged as an
+    error."""
     message = entry.get("message", "")
     return entry.get("source") == "network" and any(
         message.startswith(f"{fixture.base_url}{path} ") and f"status of {status} " in message
-        for path, status in (("/login", 401), ("/alarms/acknowledge", 404)))
+        for path, status in (("/login", 401), ("/alarms/acknowledge", 404), ("/alarms/snooze-all", 401)))
 
 
 def chart_facts(b: Browser) -> tuple[bool, str]:

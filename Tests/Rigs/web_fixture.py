@@ -19,6 +19,7 @@ import json
 import math
 import os
 import re
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -108,6 +109,14 @@ ALARMS = {
 PRIORITY = {"high": 0, "medium": 1, "low": 2}
 
 
+class QuietServer(ThreadingHTTPServer):
+    """A browser that leaves mid-answer (it navigated away) is no error of the fixture's."""
+
+    def handle_error(self, request, client_address) -> None:  # noqa: ANN001 (the stdlib's signature)
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class WebFixture:
     def __init__(self, token: str = "fixture-token-0123456789") -> None:
         self.token = token
@@ -131,7 +140,7 @@ class WebFixture:
             def do_POST(self) -> None:  # noqa: N802
                 fixture.handle(self, "POST")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}"

@@ -173,8 +173,9 @@ extension Website.Assets {
       error.textContent = failure instanceof TypeError ? "Vigil did not answer; try again." : failure.message;
       error.hidden = false;
       window.setTimeout(function () { if (error.textContent === failure.message || failure instanceof TypeError) error.hidden = true; }, ERROR_MS);
-      if (button) button.disabled = false;
       poll();
+    }).finally(function () {
+      if (button) button.disabled = false;
     });
   }
 
