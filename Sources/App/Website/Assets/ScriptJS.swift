@@ -395,6 +395,8 @@ extension Website.Assets {
       if (mark.getTime() < start || mark.getHours() % every) continue;
       var at = x(mark.getTime());
       out.push('<line class="grid" x1="' + f(at) + '" x2="' + f(at) + '" y1="' + top + '" y2="' + (height - bottom) + '"/>');
+      // A label too near an edge would be cut off: its line alone marks the hour.
+      if (at < left + 30 || at > width - right - 30) continue;
       out.push('<text class="axis" x="' + f(at) + '" y="' + (height - 8) + '" text-anchor="middle">' + esc(clock(mark.getTime())) + "</text>");
     }
     [["low", t.low, ""], ["high", t.high, ""], ["low", t.urgentLow, " urgent"], ["high", t.urgentHigh, " urgent"]].forEach(function (line) {
