@@ -2,7 +2,8 @@
 # Creates or updates the Bumble virtual-controller environment used by the interop rigs
 # (Tests/Rigs/*.py) and benchmarks (scripts/bench/*.py), at <repo>/.venv-bumble; it also holds
 # py-nightscout, the Nightscout client library Tests/Rigs/check_nightscout_client.py reads
-# Vigil's Nightscout API with (docs/nightscout-api.md).
+# Vigil's Nightscout API with (docs/nightscout-api.md), and Selenium, which Tests/Rigs/web_browser.py
+# drives Debian's Chromium with (docs/web.md).
 #
 # Idempotent: when the venv already holds the pinned Bumble version this is a fast no-op
 # (one `python -c` import check, no pip traffic). Prints the venv's python path as its last
@@ -16,6 +17,9 @@ set -euo pipefail
 BUMBLE_VERSION="${BUMBLE_VERSION:-0.0.236}"
 # Pinned like Bumble: the check expects this release's models (its SGV needs `delta`).
 PY_NIGHTSCOUT_VERSION="${PY_NIGHTSCOUT_VERSION:-1.3.3}"
+# Pinned so the browser checks do not change under us; it is given chromedriver's path, so its
+# Selenium Manager never downloads a driver.
+SELENIUM_VERSION="${SELENIUM_VERSION:-4.51.0}"
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${VIGIL_BUMBLE_VENV:-$repo_root/.venv-bumble}"
@@ -30,7 +34,8 @@ installed_version() {
 }
 
 if [[ -x "$py" ]] && [[ "$(installed_version)" == "$BUMBLE_VERSION" ]] \
-    && [[ "$(installed_version py-nightscout)" == "$PY_NIGHTSCOUT_VERSION" ]]; then
+    && [[ "$(installed_version py-nightscout)" == "$PY_NIGHTSCOUT_VERSION" ]] \
+    && [[ "$(installed_version selenium)" == "$SELENIUM_VERSION" ]]; then
     echo "$py"
     exit 0
 fi
@@ -58,8 +63,9 @@ if [[ ! -x "$py" ]]; then
     python3 -m venv "$venv" >&2
 fi
 
-log "installing bumble==$BUMBLE_VERSION and py-nightscout==$PY_NIGHTSCOUT_VERSION into $venv"
-"$py" -m pip install --disable-pip-version-check --quiet "bumble==$BUMBLE_VERSION" "py-nightscout==$PY_NIGHTSCOUT_VERSION" >&2
+log "installing bumble==$BUMBLE_VERSION, py-nightscout==$PY_NIGHTSCOUT_VERSION and selenium==$SELENIUM_VERSION into $venv"
+"$py" -m pip install --disable-pip-version-check --quiet "bumble==$BUMBLE_VERSION" \
+    "py-nightscout==$PY_NIGHTSCOUT_VERSION" "selenium==$SELENIUM_VERSION" >&2
 
 got="$(installed_version)"
 if [[ "$got" != "$BUMBLE_VERSION" ]]; then
@@ -69,6 +75,11 @@ fi
 got="$(installed_version py-nightscout)"
 if [[ "$got" != "$PY_NIGHTSCOUT_VERSION" ]]; then
     log "expected py-nightscout $PY_NIGHTSCOUT_VERSION, found '${got:-none}'"
+    exit 1
+fi
+got="$(installed_version selenium)"
+if [[ "$got" != "$SELENIUM_VERSION" ]]; then
+    log "expected selenium $SELENIUM_VERSION, found '${got:-none}'"
     exit 1
 fi
 echo "$py"
