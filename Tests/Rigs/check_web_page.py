@@ -17,22 +17,9 @@ import tempfile
 import time
 
 from check_common import Checks
-from web_browser import Browser, WaitTimedOut
+from web_browser import DESKTOP, PHONE, Browser, above_fold, attempt
 from web_fixture import WRONG_TOKEN, WebFixture
 
-PHONE = (360, 740)
-DESKTOP = (1280, 800)
-
-
-def attempt(checks: Checks, what: str, step) -> object:
-    """Runs one step; a wait that times out or a browser error is that check's failure."""
-    try:
-        ok, detail = step()
-    except (WaitTimedOut, AssertionError) as error:
-        ok, detail = False, str(error)
-    except Exception as error:  # noqa: BLE001 (a browser error fails the check, not the run)
-        ok, detail = False, f"{type(error).__name__}: {error}"
-    return checks.check(bool(ok), what, " / ".join(str(detail).splitlines()))
 
 
 def run(screenshots: str) -> int:
@@ -147,7 +134,7 @@ def page_checks(checks: Checks, fixture: WebFixture, b: Browser, screenshots: st
     # Phone: the number above the fold.
     b.set_viewport(*PHONE)
     b.script("window.scrollTo(0, 0);")
-    attempt(checks, "on a 360x740 phone the number, arrow and age are above the fold", lambda: above_fold(b))
+    attempt(checks, "on a 360x740 phone the number, arrow and age are above the fold", lambda: above_fold(b, PHONE[0]))
     b.set_viewport(*DESKTOP)
 
     # Dark mode: the system's preference, and the toggle.
@@ -247,13 +234,6 @@ def chart_facts(b: Browser) -> tuple[bool, str]:
     ok = bool(facts) and facts["points"] >= 60 and facts["meter"] == 1 and facts["limits"] >= 3 and facts["band"] == 1 \
         and any(":" in label for label in facts["labels"])
     return ok, str(facts)
-
-
-def above_fold(b: Browser) -> tuple[bool, str]:
-    rects = {s: b.rect(s) for s in ("#glucose-value", "#glucose-arrow", "#glucose-age")}
-    ok = all(r and r["top"] >= 0 and r["bottom"] <= r["height"] and r["right"] <= r["width"] and r["width"] == PHONE[0]
-             for r in rects.values())
-    return ok, ", ".join(f"{s} bottom {r['bottom']:.0f} of {r['height']}" for s, r in rects.items() if r)
 
 
 def main() -> None:

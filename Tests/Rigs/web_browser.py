@@ -30,6 +30,9 @@ CHROMIUM = os.environ.get("VIGIL_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("VIGIL_CHROMEDRIVER", "/usr/bin/chromedriver")
 
 T = TypeVar("T")
+# The two sizes every check looks at: a phone at the bedside, a laptop.
+PHONE = (360, 740)
+DESKTOP = (1280, 800)
 
 
 class WaitTimedOut(AssertionError):
@@ -157,3 +160,24 @@ class Browser:
     def console_errors(self) -> list[dict]:
         """The SEVERE entries of the browser log since the last call (reading it empties it)."""
         return [entry for entry in self.driver.get_log("browser") if entry.get("level") == "SEVERE"]
+
+
+def attempt(checks, what: str, step) -> object:
+    """Runs one step of a check script; a wait that times out or a browser error is that
+    check's failure (`checks` is check_common.Checks)."""
+    try:
+        ok, detail = step()
+    except (WaitTimedOut, AssertionError) as error:
+        ok, detail = False, str(error)
+    except Exception as error:  # noqa: BLE001 (a browser error fails the check, not the run)
+        ok, detail = False, f"{type(error).__name__}: {error}"
+    return checks.check(bool(ok), what, " / ".join(str(detail).splitlines()))
+
+
+def above_fold(b: Browser, width: int) -> tuple[bool, str]:
+    """Whether the number, its arrow and its age are all inside a viewport `width` wide,
+    without scrolling: what a phone at the bedside must show first."""
+    rects = {s: b.rect(s) for s in ("#glucose-value", "#glucose-arrow", "#glucose-age")}
+    ok = all(r and r["top"] >= 0 and r["bottom"] <= r["height"] and r["right"] <= r["width"] and r["width"] == width
+             for r in rects.values())
+    return ok, ", ".join(f"{s} bottom {r['bottom']:.0f} of {r['height']}" for s, r in rects.items() if r)
