@@ -159,6 +159,7 @@ public struct Supervisor {
     public mutating func start(at now: ClockReadings) {
         if configuration.faceIsHardware, !faceDeviceOpen { nextFaceOpen = now.monotonic + Self.faceRetryInterval }
         if case .starting = history { actions.append(.openHistory(attempt: 1)) }
+        website?.started(at: now.monotonic)
         report(at: now)
     }
 
@@ -225,6 +226,7 @@ public struct Supervisor {
     public mutating func endOfTurn(at now: ClockReadings) {
         retryFailedSaves(at: now)
         advanceWeb(at: now)
+        pushWebState(at: now)
         if case .none = history { return }
         if watchClock(now) { report(at: now) }  // a storage fault raised just now is announced this turn
         switch history {
@@ -276,6 +278,8 @@ public struct Supervisor {
             historyRedateFailed(error, at: now.monotonic)
         case let .usbExportEnded(succeeded, summary):
             usbExportEnded(succeeded: succeeded, summary: summary, at: now.monotonic)
+        case let .webReportEnded(result):
+            webReportEnded(result, at: now)
         case let .notifyFailed(error):
             // systemd gone is worth a line, not one per watchdog tick.
             if !notifyFailureLogged { log(.warning, "systemd notification: \(error)") }

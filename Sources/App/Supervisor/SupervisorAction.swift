@@ -51,6 +51,9 @@ extension Supervisor {
         case webShutdownWrite(Supervisor.WebConnection)
         /// Close the page's socket and forget its mapping; the ID is never used again.
         case webClose(Supervisor.WebConnection)
+        /// `GET /report`: the clinician's report from the history, made on a thread of its own
+        /// (it reads 14 days of rows); answered with `webReportEnded`. One at a time.
+        case renderWebReport(WebReportRequest)
     }
 
     /// A state file, with what it is to hold.

@@ -29,6 +29,8 @@ extension Supervisor {
         case historyRedateFailed(String)
         case usbExportEnded(succeeded: Bool, summary: String)
         case notifyFailed(String)
+        /// `renderWebReport` done: the page, or why there is none.
+        case webReportEnded(WebReportResult)
         /// The run stops: what waits is written, or said lost.
         case exiting
     }

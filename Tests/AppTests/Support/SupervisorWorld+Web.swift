@@ -11,6 +11,8 @@ struct WebSockets {
     var read: [Supervisor.WebConnection: [UInt8]] = [:]
     /// Clients that have stopped reading: their output stays in the server.
     var notReading: Set<Supervisor.WebConnection> = []
+    /// Reports asked for, to be answered by the test with `webReportEnded`.
+    var reportRequests: [WebReportRequest] = []
 }
 
 /// One response as a client reads it.

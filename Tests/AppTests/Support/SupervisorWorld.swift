@@ -250,6 +250,8 @@ struct SupervisorWorld {
             web.shutDown.insert(id)
         case let .webClose(id):
             web.closed.insert(id)
+        case let .renderWebReport(request):
+            web.reportRequests.append(request)
         }
     }
 
