@@ -1,4 +1,8 @@
 import App
+import Clocks
+import Readings
+import Simulator
+import Transmitters
 import Testing
 import Web
 
@@ -25,8 +29,9 @@ struct WebResponse {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    /// The first response in `bytes`, and what follows it; nil while it is incomplete.
-    static func parse(_ bytes: [UInt8]) -> (WebResponse, rest: [UInt8])? {
+    /// The first response in `bytes`, and what follows it; nil while it is incomplete. The
+    /// answer to a HEAD has a length and no content.
+    static func parse(_ bytes: [UInt8], toHead: Bool = false) -> (WebResponse, rest: [UInt8])? {
         let text = Array(bytes)
         guard let end = (0..<max(0, text.count - 3)).first(where: { text[$0..<$0 + 4] == [13, 10, 13, 10] }) else { return nil }
         let head = String(decoding: text[..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
@@ -38,6 +43,7 @@ struct WebResponse {
         }
         var response = WebResponse(status: code, headers: headers, body: "")
         let start = end + 4
+        if toHead { return (response, Array(text[start...])) }
         if let length = response.header("Content-Length").flatMap(Int.init) {
             guard text.count >= start + length else { return nil }
             response.body = String(decoding: text[start..<start + length], as: UTF8.self)
@@ -94,7 +100,7 @@ extension SupervisorWorld {
         let id = webConnect()
         web.read[id] = []
         webSend(Array(raw.utf8), on: id)
-        return WebResponse.parse(web.read[id] ?? []).map(\.0)
+        return WebResponse.parse(web.read[id] ?? [], toHead: raw.hasPrefix("HEAD ")).map(\.0)
     }
 
     /// A GET, with header lines.
@@ -106,5 +112,34 @@ extension SupervisorWorld {
     mutating func webPost(_ target: String, form: String, _ headers: [String] = []) -> WebResponse? {
         webRequest("POST \(target) HTTP/1.1\r\nHost: vigil.local:8080\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                    + "Content-Length: \(form.utf8.count)\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n" + form)
+    }
+}
+
+/// A CGM for the supervisor's world: the simulated BTHome thermometer's advertisements (one
+/// measurement every 3 s), each read as a sensor glucose whose value the script gives at that
+/// moment, so a test can walk glucose into an urgent low on the virtual clock.
+struct ScriptedCGM: BroadcastDecoder {
+    static let recognition = BTHomeDecoder.recognition
+    var inner: BTHomeDecoder
+    let script: GlucoseScript
+
+    init(device: DeviceID, script: GlucoseScript) {
+        inner = BTHomeDecoder(device: device)
+        self.script = script
+    }
+
+    var device: DeviceID { inner.device }
+    var nextDeadline: MonotonicInstant? { inner.nextDeadline }
+    mutating func start(at now: MonotonicInstant) { inner.start(at: now) }
+    mutating func handleDeadline(at now: MonotonicInstant) -> [TransmitterEvent] { inner.handleDeadline(at: now) }
+
+    mutating func decode(_ advertisement: AdvertisementSummary, at now: MonotonicInstant) -> [TransmitterEvent] {
+        inner.decode(advertisement, at: now).compactMap { event in
+            guard case let .reading(reading) = event else { return event }
+            guard case .temperature = reading.value else { return nil }
+            let value = script.milligramsPerDeciliter(at: now - .zero)
+            return .reading(Reading(device: device, value: .glucose(GlucoseConcentration(milligramsPerDeciliter: value), trend: .flat),
+                                    time: reading.time))
+        }
     }
 }
