@@ -147,7 +147,12 @@ public struct Supervisor {
         self.driverStates = driverStates
         faceDeviceOpen = configuration.faceDeviceOpened
         history = configuration.historyPath == nil ? .none : .starting
-        website = configuration.website.map(Website.init(configuration:))
+        website = configuration.website.map { site in
+            var site = site
+            // Without the configuration's list, every device the appliance runs, type unknown.
+            if site.devices.isEmpty { site.devices = appliance.links(at: .zero).map { .init(id: $0.device, kind: "") } }
+            return Website(configuration: site)
+        }
         clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime,
                                     unexplainedShift: configuration.clockShiftAtStart)
         if configuration.clockShiftAtStart != .zero {

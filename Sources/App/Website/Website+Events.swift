@@ -19,12 +19,13 @@ extension Website {
         for (name, value) in Self.securityHeaders where name != "Cache-Control" { headers.set(name, value) }
         server.startEventStream(on: id, headers: headers, at: now)
         server.send(Self.stateEvent(state), to: id, at: now)
+        freshStreams.insert(id)
     }
 
     /// Whether a `state` event is due to some stream: the state changed and a stream is open,
     /// or a stream owed one has taken what it had.
     var streamsWantState: Bool {
-        if stateChanged { return !server.eventStreams.isEmpty }
+        if stateChanged { return server.eventStreams.contains { !freshStreams.contains($0) } }
         return owedState.contains { server.output(of: $0).isEmpty }
     }
 
@@ -36,7 +37,7 @@ extension Website {
         let event = Self.stateEvent(state)
         let streams = server.eventStreams
         owedState.formIntersection(streams)
-        for id in streams {
+        for id in streams where !freshStreams.contains(id) {
             if server.output(of: id).isEmpty {
                 server.send(event, to: id, at: now)
                 owedState.remove(id)
@@ -44,6 +45,7 @@ extension Website {
                 owedState.insert(id)
             }
         }
+        freshStreams.removeAll()
     }
 
     /// Streams owed the last state that have taken their previous event get it now.

@@ -47,6 +47,8 @@ public struct Website: Sendable {
     /// Streams owed `lastState`: their previous event was not taken yet (docs/web.md "Live
     /// updates": at most one queued while the browser has not taken the one before).
     var owedState: Set<HTTP.Server.ConnectionID> = []
+    /// Streams opened since the state last changed: their first event is already the newest.
+    var freshStreams: Set<HTTP.Server.ConnectionID> = []
     /// `GET /report` requests waiting for the report being made; nil while none is.
     var reportWaiting: [HTTP.Server.ConnectionID]?
 
@@ -75,6 +77,7 @@ public struct Website: Sendable {
         }
         pendingEvents.removeAll(keepingCapacity: true)
         stateChanged = true
+        freshStreams.removeAll()
     }
 
     /// The `Date` field from the wall clock, only once the clock is believable: a board

@@ -82,17 +82,22 @@ extension SupervisorWorld {
     mutating func webTurn() {
         for _ in 0..<100 {
             pump()
-            var moved = false
-            for id in Set(web.read.keys).union(web.shutDown).subtracting(web.closed).subtracting(web.notReading) {
-                let output = supervisor.webOutput(of: id)
-                guard !output.isEmpty else { continue }
-                moved = true
-                web.read[id, default: []] += output
-                supervisor.webSent(output.count, to: id, at: clocks)
-                perform()
-            }
-            if !moved { return }
+            if !webClientsRead() { return }
         }
+    }
+
+    /// Each client that reads takes what was written to it; whether any took something.
+    mutating func webClientsRead() -> Bool {
+        var moved = false
+        for id in Set(web.read.keys).union(web.shutDown).subtracting(web.closed).subtracting(web.notReading) {
+            let output = supervisor.webOutput(of: id)
+            guard !output.isEmpty else { continue }
+            moved = true
+            web.read[id, default: []] += output
+            supervisor.webSent(output.count, to: id, at: clocks)
+            perform()
+        }
+        return moved
     }
 
     /// A request on a new connection, and the answer the client read.
@@ -140,6 +145,25 @@ struct ScriptedCGM: BroadcastDecoder {
             let value = script.milligramsPerDeciliter(at: now - .zero)
             return .reading(Reading(device: device, value: .glucose(GlucoseConcentration(milligramsPerDeciliter: value), trend: .flat),
                                     time: reading.time))
+        }
+    }
+}
+
+extension SupervisorWorld {
+    /// An event stream opened with the token; its ID, to read on.
+    mutating func webOpenStream(reading: Bool = true) -> Supervisor.WebConnection {
+        let id = webConnect()
+        web.read[id] = []
+        if !reading { web.notReading.insert(id) }
+        webSend(Array("GET /events HTTP/1.1\r\nHost: vigil.local:8080\r\nCookie: vigil_token=\(SupervisorWebTests.token)\r\n\r\n".utf8), on: id)
+        return id
+    }
+
+    /// The `state` events a stream's client has read, each one's data.
+    func webStateEvents(on id: Supervisor.WebConnection) -> [String] {
+        let text = String(decoding: web.read[id] ?? [], as: UTF8.self)
+        return text.split(separator: "\n\n").filter { $0.contains("event: state") }.compactMap { block in
+            block.split(separator: "\n").first { $0.hasPrefix("data: ") }.map { String($0.dropFirst(6)) }
         }
     }
 }

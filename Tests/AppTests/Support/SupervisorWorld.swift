@@ -122,6 +122,8 @@ struct SupervisorWorld {
             if !moved {
                 supervisor.endOfTurn(at: clocks)
                 perform()
+                // The page's clients that read take what the turn wrote (the socket side's writes).
+                if !web.read.isEmpty { _ = webClientsRead() }
                 return
             }
         }
