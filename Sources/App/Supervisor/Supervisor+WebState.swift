@@ -92,6 +92,13 @@ extension Supervisor {
         ]).rendered
     }
 
+    /// The history opened: the page's window filled from it, so a restart does not empty the
+    /// chart (only with the page on, and a clock that can say what "4 days ago" is).
+    mutating func loadRecentGlucose(at now: ClockReadings) {
+        guard website != nil, now.wall >= ApplianceAlarms.earliestBelievableTime else { return }
+        actions.append(.loadRecentGlucose(since: now.wall - Website.Recent.kept))
+    }
+
     /// The Nightscout API's view of the same data.
     func nightscoutSnapshot(at now: ClockReadings) -> Nightscout.Snapshot {
         guard let website else { return Nightscout.Snapshot(now: now.wall) }

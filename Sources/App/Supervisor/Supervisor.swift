@@ -285,6 +285,9 @@ public struct Supervisor {
             usbExportEnded(succeeded: succeeded, summary: summary, at: now.monotonic)
         case let .webReportEnded(result):
             webReportEnded(result, at: now)
+        case let .recentGlucose(readings):
+            website?.recent.add(readings, wallNow: now.wall)
+            website?.stateChanged = true
         case let .notifyFailed(error):
             // systemd gone is worth a line, not one per watchdog tick.
             if !notifyFailureLogged { log(.warning, "systemd notification: \(error)") }

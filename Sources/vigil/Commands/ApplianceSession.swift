@@ -230,6 +230,8 @@ struct ApplianceSession: HostSession {
             } catch {
                 supervisor.receive(.webReportEnded(.failed("\(error)")), at: now)
             }
+        case let .loadRecentGlucose(since):
+            supervisor.receive(.recentGlucose(history.recentGlucose(since: since)), at: now)
         case .webShutdownWrite, .webClose:
             // The page's sockets are the web listener's (Sources/vigil/Web); none is accepted
             // until it runs, so neither comes before then.

@@ -1,6 +1,8 @@
 import App
 import History
 import Platform
+import Clocks
+import Readings
 
 /// `GET /report`'s report (`Supervisor.Action.renderWebReport`), made as `vigil report` makes
 /// it, from the history opened only to read, on a thread of its own: 14 days of rows take
@@ -19,5 +21,19 @@ enum WebReportJob {
         } catch {
             return .failed("\(error)")
         }
+    }
+}
+
+extension HistorySide {
+    /// Sensor glucose and meter readings since `since` (`Supervisor.Action.loadRecentGlucose`):
+    /// four days are a few thousand rows, read in place once, when the history opens. A read
+    /// that fails gives what it found, and the chart starts from there.
+    func recentGlucose(since: WallClockTime) -> [RecordedReading] {
+        guard let store else { return [] }
+        var found: [RecordedReading] = []
+        for kind in [Reading.Kind.glucose, .meterGlucose] {
+            found += Array(store.readings(HistoryQuery(since: since, kind: kind)))
+        }
+        return found
     }
 }

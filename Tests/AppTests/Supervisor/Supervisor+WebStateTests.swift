@@ -1,4 +1,5 @@
 import Alarms
+import Readings
 import App
 import Clocks
 import Simulator
@@ -80,5 +81,24 @@ import Web
         #expect(states.count == 2, "the first and the newest: \(states.count)")
         #expect(states.last == world.webStateEvents(on: reading).last)
         #expect(!world.web.closed.contains(stalled))
+    }
+}
+
+/// After a restart the chart is not empty: the history hands over its last four days.
+@Suite struct SupervisorWebRecentGlucoseTests {
+    @Test func theHistoryFillsTheWindowWhenItOpens() throws {
+        var world = try SupervisorWorld(configure: SupervisorWebTests.web, historyOpens: false, readings: false)
+        let hourAgo = SupervisorWorld.setClock - .seconds(3600), weekAgo = SupervisorWorld.setClock - .seconds(7 * 24 * 3600)
+        world.web.storedGlucose = [
+            RecordedReading(device: "cgm", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 111), trend: .flat), wallTime: weekAgo),
+            RecordedReading(device: "cgm", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 99), trend: .flat), wallTime: hourAgo),
+            RecordedReading(device: "meter", value: .meterGlucose(GlucoseConcentration(milligramsPerDeciliter: 104), context: nil), wallTime: hourAgo),
+        ]
+        world.historyOpens = true
+        world.advance(until: .seconds(120)) { $0.supervisor.historyIsOpen }
+        let body = try #require(world.webGet("/state.json", [SupervisorWebTests.cookie])?.body)
+        let hour = hourAgo.millisecondsSinceEpoch
+        #expect(body.contains(#""readings":[[\#(hour),99]],"meter":[[\#(hour),104]]"#), "a week-old reading is past the window")
+        #expect(body.contains(#""glucose":{"device":"cgm","value":99"#))
     }
 }

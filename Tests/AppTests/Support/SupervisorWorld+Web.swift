@@ -17,6 +17,8 @@ struct WebSockets {
     var notReading: Set<Supervisor.WebConnection> = []
     /// Reports asked for, to be answered by the test with `webReportEnded`.
     var reportRequests: [WebReportRequest] = []
+    /// Glucose an earlier run left in the history, handed over when it opens.
+    var storedGlucose: [RecordedReading] = []
 }
 
 /// One response as a client reads it.

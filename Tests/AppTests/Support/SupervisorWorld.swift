@@ -257,6 +257,11 @@ struct SupervisorWorld {
             web.closed.insert(id)
         case let .renderWebReport(request):
             web.reportRequests.append(request)
+        case let .loadRecentGlucose(since):
+            let found = (pending + written).flatMap { record -> [RecordedReading] in
+                if case let .readings(readings, _) = record { readings.filter { $0.wallTime >= since } } else { [] }
+            }
+            supervisor.receive(.recentGlucose(found + web.storedGlucose), at: clocks)
         }
     }
 
