@@ -19,11 +19,23 @@ extension Website {
         mutating func add(_ new: [RecordedReading], wallNow: WallClockTime) {
             let glucose = new.filter { $0.kind == .glucose || $0.kind == .meterGlucose }
             guard !glucose.isEmpty else { return }
-            for reading in glucose {
-                // Nearly always the newest: found from the end.
-                var index = readings.endIndex
-                while index > readings.startIndex, readings[index - 1].wallTime > reading.wallTime { index -= 1 }
-                readings.insert(reading, at: index)
+            let new = glucose.sorted { $0.wallTime < $1.wallTime }
+            if let last = readings.last, let first = new.first, first.wallTime < last.wallTime {
+                // A backfill older than what is kept: one merge of two sorted runs, never an
+                // insertion per reading.
+                var merged: [RecordedReading] = []
+                merged.reserveCapacity(readings.count + new.count)
+                var i = readings.startIndex, j = new.startIndex
+                while i < readings.endIndex || j < new.endIndex {
+                    if j == new.endIndex || (i < readings.endIndex && readings[i].wallTime <= new[j].wallTime) {
+                        merged.append(readings[i]); i += 1
+                    } else {
+                        merged.append(new[j]); j += 1
+                    }
+                }
+                readings = merged
+            } else {
+                readings += new
             }
             let oldest = wallNow - Self.kept
             let tooOld = readings.prefix { $0.wallTime < oldest }.count
