@@ -160,8 +160,11 @@ extension Supervisor {
             askForReport(on: id, at: now)
         case (.post, "/alarms/snooze"), (.post, "/alarms/acknowledge"), (.post, "/alarms/snooze-all"):
             actOnAlarms(request, on: id, at: now)
-        case (_, "/state.json"), (_, "/events"), (_, "/report"):
+        case (_, "/state.json"), (_, "/report"):
             respondWeb(id, .methodNotAllowed(allowing: [.get, .head]), at: now)
+        case (_, "/events"):
+            // A stream has no head without its body: HEAD would open one.
+            respondWeb(id, .methodNotAllowed(allowing: [.get]), at: now)
         case (_, "/alarms/snooze"), (_, "/alarms/acknowledge"), (_, "/alarms/snooze-all"), (_, "/login"), (_, "/logout"):
             respondWeb(id, .methodNotAllowed(allowing: [.post]), at: now)
         default:

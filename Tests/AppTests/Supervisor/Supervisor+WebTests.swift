@@ -175,6 +175,9 @@ import Web
         let get = world.webGet("/alarms/snooze", [Self.cookie])
         #expect(get?.status == 405)
         #expect(get?.header("Allow") == "POST")
+        let headStream = world.webRequest("HEAD /events HTTP/1.1\r\nHost: vigil.local:8080\r\n\(Self.cookie)\r\n\r\n")
+        #expect(headStream?.status == 405)
+        #expect(headStream?.header("Allow") == "GET")
     }
 
     /// The token travels in a link, a form, a cookie and a header; no log line holds it.
