@@ -134,19 +134,23 @@ public struct StatusBoard: Sendable {
                 address: address.map { "\($0.address)" }, readings: readings,
                 battery: entry.battery.map { ApplianceStatus.Battery(level: $0.level, age: now - $0.at) }, sensor: sensor)
         }
-        // Most urgent first: sounding before silenced, then by priority, then the oldest.
-        let ordered = alarms.sorted { a, b in
-            if a.isSounding != b.isSounding { return a.isSounding }
-            if a.priority != b.priority { return a.priority > b.priority }
-            if a.raisedAt != b.raisedAt { return a.raisedAt < b.raisedAt }
-            return a.kind < b.kind
-        }
+        let ordered = Self.ordered(alarms)
         let described = ordered.map { Self.describe($0, now: now, wallNow: wallNow) }
         let isFault = ordered.map { if case .fault = $0.kind { true } else { false } }
         return ApplianceStatus(
             version: version, uptime: now - startedAt, time: wallNow, controller: controllerState, devices: statusDevices,
             alarms: zip(described, isFault).filter { !$0.1 }.map(\.0), faults: zip(described, isFault).filter { $0.1 }.map(\.0),
             history: history)
+    }
+
+    /// Most urgent first: sounding before silenced, then by priority, then the oldest.
+    static func ordered(_ alarms: [ActiveAlarm]) -> [ActiveAlarm] {
+        alarms.sorted { a, b in
+            if a.isSounding != b.isSounding { return a.isSounding }
+            if a.priority != b.priority { return a.priority > b.priority }
+            if a.raisedAt != b.raisedAt { return a.raisedAt < b.raisedAt }
+            return a.kind < b.kind
+        }
     }
 
     static func describe(_ alarm: ActiveAlarm, now: MonotonicInstant, wallNow: WallClockTime) -> ApplianceStatus.Alarm {

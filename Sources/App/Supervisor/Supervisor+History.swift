@@ -49,6 +49,7 @@ extension Supervisor {
         switch history {
         case .starting:
             adopt(outcome, at: now.monotonic)
+            loadRecentGlucose(at: now)
         case let .reopening(reopening, _):
             var reopening = reopening
             let waiting = reopening.takeWaiting()
@@ -67,6 +68,7 @@ extension Supervisor {
             log(.notice, "history: opened \(historyPath) at attempt \(reopening.attempts + 1); \(rows) rows that waited in memory are written"
                 + (reopening.dropped > 0 ? " (\(reopening.dropped) older ones did not fit and are lost)" : ""))
             adopt(outcome, at: now.monotonic)
+            loadRecentGlucose(at: now)
             for record in waiting { actions.append(.record(record)) }
             // `.history` stays failing from the failed open until this commit works.
             actions.append(.commitHistory)

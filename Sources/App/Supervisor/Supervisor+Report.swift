@@ -21,6 +21,8 @@ extension Supervisor {
             events += alarmEvents.map(ApplianceEvent.alarm)
         }
         for event in events { announce(event, at: now) }
+        // Taken in at the end of the turn (`pushWebState`): nothing for the page on the alarm path.
+        if !events.isEmpty, website != nil { website!.pendingEvents += events.map { ($0, now) } }
         guard let face else { return }
         // Snoozes and quiet reminders change the state without an event: save on change. A
         // storage fault the save raises or clears is reported when its answer comes.

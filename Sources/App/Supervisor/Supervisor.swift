@@ -147,7 +147,12 @@ public struct Supervisor {
         self.driverStates = driverStates
         faceDeviceOpen = configuration.faceDeviceOpened
         history = configuration.historyPath == nil ? .none : .starting
-        website = configuration.website.map(Website.init(configuration:))
+        website = configuration.website.map { site in
+            var site = site
+            // Without the configuration's list, every device the appliance runs, type unknown.
+            if site.devices.isEmpty { site.devices = appliance.links(at: .zero).map { .init(id: $0.device, kind: "") } }
+            return Website(configuration: site)
+        }
         clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime,
                                     unexplainedShift: configuration.clockShiftAtStart)
         if configuration.clockShiftAtStart != .zero {
@@ -159,6 +164,7 @@ public struct Supervisor {
     public mutating func start(at now: ClockReadings) {
         if configuration.faceIsHardware, !faceDeviceOpen { nextFaceOpen = now.monotonic + Self.faceRetryInterval }
         if case .starting = history { actions.append(.openHistory(attempt: 1)) }
+        website?.started(at: now.monotonic)
         report(at: now)
     }
 
@@ -225,6 +231,7 @@ public struct Supervisor {
     public mutating func endOfTurn(at now: ClockReadings) {
         retryFailedSaves(at: now)
         advanceWeb(at: now)
+        pushWebState(at: now)
         if case .none = history { return }
         if watchClock(now) { report(at: now) }  // a storage fault raised just now is announced this turn
         switch history {
@@ -276,6 +283,11 @@ public struct Supervisor {
             historyRedateFailed(error, at: now.monotonic)
         case let .usbExportEnded(succeeded, summary):
             usbExportEnded(succeeded: succeeded, summary: summary, at: now.monotonic)
+        case let .webReportEnded(result):
+            webReportEnded(result, at: now)
+        case let .recentGlucose(readings):
+            website?.recent.add(readings, wallNow: now.wall)
+            website?.stateChanged = true
         case let .notifyFailed(error):
             // systemd gone is worth a line, not one per watchdog tick.
             if !notifyFailureLogged { log(.warning, "systemd notification: \(error)") }

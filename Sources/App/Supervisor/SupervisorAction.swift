@@ -51,6 +51,13 @@ extension Supervisor {
         case webShutdownWrite(Supervisor.WebConnection)
         /// Close the page's socket and forget its mapping; the ID is never used again.
         case webClose(Supervisor.WebConnection)
+        /// `GET /report`: the clinician's report from the history, made on a thread of its own
+        /// (it reads 14 days of rows); answered with `webReportEnded`. One at a time.
+        case renderWebReport(WebReportRequest)
+        /// The history just opened: its sensor glucose and meter readings since then, for the
+        /// page's chart and the Nightscout API after a restart; answered with `recentGlucose`
+        /// (a few thousand rows at most: read in place).
+        case loadRecentGlucose(since: WallClockTime)
     }
 
     /// A state file, with what it is to hold.

@@ -1,5 +1,6 @@
 import Alarms
 import Clocks
+import Readings
 
 extension Supervisor {
     /// What the runner tells the supervisor besides the host's events: the results of the
@@ -29,6 +30,10 @@ extension Supervisor {
         case historyRedateFailed(String)
         case usbExportEnded(succeeded: Bool, summary: String)
         case notifyFailed(String)
+        /// `renderWebReport` done: the page, or why there is none.
+        case webReportEnded(WebReportResult)
+        /// `loadRecentGlucose` done: the rows found (none when the history could not be read).
+        case recentGlucose([RecordedReading])
         /// The run stops: what waits is written, or said lost.
         case exiting
     }

@@ -13,6 +13,11 @@ public struct Website: Sendable {
         public var isHTTPS: Bool
         /// The HTTP server's limits (docs/http.md "Limits, and why").
         public var server: HTTP.Server.Configuration
+        /// The unit people read glucose in (`[alarms] units`): `/state.json`'s `units` and the
+        /// Nightscout API's `settings.units`.
+        public var units: VigilConfiguration.Alarms.Units = .milligramsPerDeciliter
+        /// Each configured device and its transmitter type, for `devices[]`.
+        public var devices: [StatusBoard.ConfiguredDevice] = []
 
         public init(token: String, isHTTPS: Bool = false) {
             self.token = token
@@ -23,10 +28,56 @@ public struct Website: Sendable {
 
     public let configuration: Configuration
     public internal(set) var server: HTTP.Server
+    /// SHA-256 of the token: what a presented one is compared with (`isToken`).
+    let tokenDigest: [UInt8]
+    /// The Nightscout read API on the same server: the token is its API secret (the
+    /// `api-secret` header carries its SHA-1) and its `token=` (docs/web.md "Access").
+    let nightscout: Nightscout.API
+    /// What each device last said (battery, sensor, last values), as `vigil status` keeps it.
+    public internal(set) var board: StatusBoard
+    /// Recent glucose for the chart and the Nightscout API.
+    var recent = Recent()
+    /// The appliance's events of this turn with the clocks they came at, taken in at the end
+    /// of the turn (`absorb`): nothing is done for the page on the alarm path.
+    var pendingEvents: [(event: ApplianceEvent, at: ClockReadings)] = []
+    /// Something the page shows changed since the last `state` event.
+    var stateChanged = true
+    /// The last `state` event's data, for a stream that could not take it then.
+    var lastState: String?
+    /// Streams owed `lastState`: their previous event was not taken yet (docs/web.md "Live
+    /// updates": at most one queued while the browser has not taken the one before).
+    var owedState: Set<HTTP.Server.ConnectionID> = []
+    /// Streams opened since the state last changed: their first event is already the newest.
+    var freshStreams: Set<HTTP.Server.ConnectionID> = []
+    /// `GET /report` requests waiting for the report being made; nil while none is.
+    var reportWaiting: [HTTP.Server.ConnectionID]?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
         server = HTTP.Server(configuration: configuration.server)
+        tokenDigest = Nightscout.Credentials.digest(Array(configuration.token.utf8))
+        // A token the configuration accepted always passes the API's rules (at least 16
+        // characters, no space); one that does not leaves only `status.json` open.
+        let credentials = (try? Nightscout.Credentials(apiSecret: configuration.token, token: configuration.token)) ?? .none
+        nightscout = Nightscout.API(configuration: Nightscout.API.Configuration(credentials: credentials))
+        board = StatusBoard(version: VigilVersion.string, startedAt: .zero, devices: configuration.devices)
+    }
+
+    /// The board counts uptime from the supervisor's start.
+    mutating func started(at now: MonotonicInstant) {
+        board = StatusBoard(version: VigilVersion.string, startedAt: now, devices: configuration.devices)
+    }
+
+    /// The turn's events into the board and the glucose window.
+    mutating func absorb() {
+        guard !pendingEvents.isEmpty else { return }
+        for (event, at) in pendingEvents {
+            board.observe(event, at: at.monotonic)
+            recent.add(event.recordedReadings(monotonicNow: at.monotonic, wallNow: at.wall), wallNow: at.wall)
+        }
+        pendingEvents.removeAll(keepingCapacity: true)
+        stateChanged = true
+        freshStreams.removeAll()
     }
 
     /// The `Date` field from the wall clock, only once the clock is believable: a board

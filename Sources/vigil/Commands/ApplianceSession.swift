@@ -35,6 +35,8 @@ struct ApplianceSession: HostSession {
     var notifier: SystemdNotifier?
     /// The bundle being written on its own thread; nil when none is.
     var usbExportJob: BackgroundJob<USBExport.Result>?
+    /// The page's report being made on its own thread; nil when none is.
+    var webReportJob: BackgroundJob<WebReportResult>?
 
     init(supervisor: Supervisor, logger: Logger, state: StateDirectory?) {
         self.supervisor = supervisor
@@ -55,6 +57,7 @@ struct ApplianceSession: HostSession {
     var descriptors: [Int32] {
         (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) + (statusServer?.descriptors ?? [])
             + (usbExportJob.map { [$0.descriptor] } ?? []) + (history.opening.map { [$0.descriptor] } ?? [])
+            + (webReportJob.map { [$0.descriptor] } ?? [])
     }
 
     /// An export still being sent on the serial port, a status answer on its socket: poll says
@@ -99,6 +102,9 @@ struct ApplianceSession: HostSession {
         } else if let job = usbExportJob, descriptor == job.descriptor {
             usbExportJob = nil
             if let result = job.finish() { tell(.usbExportEnded(succeeded: result.succeeded, summary: "\(result)"), at: clocks) }
+        } else if let job = webReportJob, descriptor == job.descriptor {
+            webReportJob = nil
+            tell(.webReportEnded(job.finish() ?? .failed("the report's thread ended without one")), at: clocks)
         } else if let job = history.opening, descriptor == job.descriptor {
             history.opening = nil
             if let opened = job.finish() { tell(history.adopt(opened.result), at: clocks) }
@@ -215,6 +221,17 @@ struct ApplianceSession: HostSession {
         case .dropStartupCode:
             // Its code pages need not stay mapped (see CodePages).
             do { try CodePages.dropStartupCode() } catch { logger.log(.info, "\(error)") }
+        case let .renderWebReport(request):
+            guard let path = history.store?.path else {
+                return supervisor.receive(.webReportEnded(.failed("the history is not open")), at: now)
+            }
+            do {
+                webReportJob = try WebReportJob.start(request, historyAt: path)
+            } catch {
+                supervisor.receive(.webReportEnded(.failed("\(error)")), at: now)
+            }
+        case let .loadRecentGlucose(since):
+            supervisor.receive(.recentGlucose(history.recentGlucose(since: since)), at: now)
         case .webShutdownWrite, .webClose:
             // The page's sockets are the web listener's (Sources/vigil/Web); none is accepted
             // until it runs, so neither comes before then.

@@ -1,4 +1,8 @@
 import App
+import Clocks
+import Readings
+import Simulator
+import Transmitters
 import Testing
 import Web
 
@@ -11,6 +15,10 @@ struct WebSockets {
     var read: [Supervisor.WebConnection: [UInt8]] = [:]
     /// Clients that have stopped reading: their output stays in the server.
     var notReading: Set<Supervisor.WebConnection> = []
+    /// Reports asked for, to be answered by the test with `webReportEnded`.
+    var reportRequests: [WebReportRequest] = []
+    /// Glucose an earlier run left in the history, handed over when it opens.
+    var storedGlucose: [RecordedReading] = []
 }
 
 /// One response as a client reads it.
@@ -23,8 +31,9 @@ struct WebResponse {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    /// The first response in `bytes`, and what follows it; nil while it is incomplete.
-    static func parse(_ bytes: [UInt8]) -> (WebResponse, rest: [UInt8])? {
+    /// The first response in `bytes`, and what follows it; nil while it is incomplete. The
+    /// answer to a HEAD has a length and no content.
+    static func parse(_ bytes: [UInt8], toHead: Bool = false) -> (WebResponse, rest: [UInt8])? {
         let text = Array(bytes)
         guard let end = (0..<max(0, text.count - 3)).first(where: { text[$0..<$0 + 4] == [13, 10, 13, 10] }) else { return nil }
         let head = String(decoding: text[..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
@@ -36,6 +45,7 @@ struct WebResponse {
         }
         var response = WebResponse(status: code, headers: headers, body: "")
         let start = end + 4
+        if toHead { return (response, Array(text[start...])) }
         if let length = response.header("Content-Length").flatMap(Int.init) {
             guard text.count >= start + length else { return nil }
             response.body = String(decoding: text[start..<start + length], as: UTF8.self)
@@ -74,17 +84,22 @@ extension SupervisorWorld {
     mutating func webTurn() {
         for _ in 0..<100 {
             pump()
-            var moved = false
-            for id in Set(web.read.keys).union(web.shutDown).subtracting(web.closed).subtracting(web.notReading) {
-                let output = supervisor.webOutput(of: id)
-                guard !output.isEmpty else { continue }
-                moved = true
-                web.read[id, default: []] += output
-                supervisor.webSent(output.count, to: id, at: clocks)
-                perform()
-            }
-            if !moved { return }
+            if !webClientsRead() { return }
         }
+    }
+
+    /// Each client that reads takes what was written to it; whether any took something.
+    mutating func webClientsRead() -> Bool {
+        var moved = false
+        for id in Set(web.read.keys).union(web.shutDown).subtracting(web.closed).subtracting(web.notReading) {
+            let output = supervisor.webOutput(of: id)
+            guard !output.isEmpty else { continue }
+            moved = true
+            web.read[id, default: []] += output
+            supervisor.webSent(output.count, to: id, at: clocks)
+            perform()
+        }
+        return moved
     }
 
     /// A request on a new connection, and the answer the client read.
@@ -92,7 +107,7 @@ extension SupervisorWorld {
         let id = webConnect()
         web.read[id] = []
         webSend(Array(raw.utf8), on: id)
-        return WebResponse.parse(web.read[id] ?? []).map(\.0)
+        return WebResponse.parse(web.read[id] ?? [], toHead: raw.hasPrefix("HEAD ")).map(\.0)
     }
 
     /// A GET, with header lines.
@@ -104,5 +119,53 @@ extension SupervisorWorld {
     mutating func webPost(_ target: String, form: String, _ headers: [String] = []) -> WebResponse? {
         webRequest("POST \(target) HTTP/1.1\r\nHost: vigil.local:8080\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                    + "Content-Length: \(form.utf8.count)\r\n" + headers.map { $0 + "\r\n" }.joined() + "\r\n" + form)
+    }
+}
+
+/// A CGM for the supervisor's world: the simulated BTHome thermometer's advertisements (one
+/// measurement every 3 s), each read as a sensor glucose whose value the script gives at that
+/// moment, so a test can walk glucose into an urgent low on the virtual clock.
+struct ScriptedCGM: BroadcastDecoder {
+    static let recognition = BTHomeDecoder.recognition
+    var inner: BTHomeDecoder
+    let script: GlucoseScript
+
+    init(device: DeviceID, script: GlucoseScript) {
+        inner = BTHomeDecoder(device: device)
+        self.script = script
+    }
+
+    var device: DeviceID { inner.device }
+    var nextDeadline: MonotonicInstant? { inner.nextDeadline }
+    mutating func start(at now: MonotonicInstant) { inner.start(at: now) }
+    mutating func handleDeadline(at now: MonotonicInstant) -> [TransmitterEvent] { inner.handleDeadline(at: now) }
+
+    mutating func decode(_ advertisement: AdvertisementSummary, at now: MonotonicInstant) -> [TransmitterEvent] {
+        inner.decode(advertisement, at: now).compactMap { event in
+            guard case let .reading(reading) = event else { return event }
+            guard case .temperature = reading.value else { return nil }
+            let value = script.milligramsPerDeciliter(at: now - .zero)
+            return .reading(Reading(device: device, value: .glucose(GlucoseConcentration(milligramsPerDeciliter: value), trend: .flat),
+                                    time: reading.time))
+        }
+    }
+}
+
+extension SupervisorWorld {
+    /// An event stream opened with the token; its ID, to read on.
+    mutating func webOpenStream(reading: Bool = true) -> Supervisor.WebConnection {
+        let id = webConnect()
+        web.read[id] = []
+        if !reading { web.notReading.insert(id) }
+        webSend(Array("GET /events HTTP/1.1\r\nHost: vigil.local:8080\r\nCookie: vigil_token=\(SupervisorWebTests.token)\r\n\r\n".utf8), on: id)
+        return id
+    }
+
+    /// The `state` events a stream's client has read, each one's data.
+    func webStateEvents(on id: Supervisor.WebConnection) -> [String] {
+        let text = String(decoding: web.read[id] ?? [], as: UTF8.self)
+        return text.split(separator: "\n\n").filter { $0.contains("event: state") }.compactMap { block in
+            block.split(separator: "\n").first { $0.hasPrefix("data: ") }.map { String($0.dropFirst(6)) }
+        }
     }
 }

@@ -65,7 +65,7 @@ struct SupervisorWorld {
 
     init(configure: (inout Supervisor.Configuration) -> Void = { _ in }, wallAtStart: WallClockTime = Self.setClock,
          failingFiles: Set<StoredState> = [], historyOpens: Bool = true, openOutcome: HistoryOpenOutcome = .created,
-         readings: Bool = true) throws {
+         readings: Bool = true, glucose: GlucoseScript? = nil, buttonActions: ButtonActions = ButtonActions()) throws {
         self.failingFiles = failingFiles
         self.historyOpens = historyOpens
         self.openOutcome = openOutcome
@@ -78,13 +78,16 @@ struct SupervisorWorld {
         self.wallAtStart = wallAtStart
         var devices: [Appliance.Device] = []
         var peripherals: [SimulatedPeripheral] = []
-        if readings {
+        if let glucose {
+            devices.append(Appliance.Device(decoder: ScriptedCGM(device: "cgm", script: glucose)))
+            peripherals.append(SimulatedThermometer.bthome(name: "Fridge"))
+        } else if readings {
             let fridge = TransmitterConfiguration(typeName: "bthome", device: "fridge")
             devices.append(Appliance.Device(decoder: try BroadcastRegistry.builtIn.makeDecoder(fridge)))
             peripherals.append(SimulatedThermometer.bthome(name: "Fridge"))
         }
         let appliance = Appliance(devices: devices, remembered: RememberedTransmitters())
-        let face = ApplianceFace(alarms: ApplianceAlarms(configuration: AlarmConfiguration(), at: Self.start), drive: .active, at: Self.start)
+        let face = ApplianceFace(alarms: ApplianceAlarms(configuration: AlarmConfiguration(), at: Self.start), drive: .active, actions: buttonActions, at: Self.start)
         supervisor = Supervisor(appliance: appliance, face: face, configuration: configuration)
         host = Host(configuration: Host.Configuration(staticAddress: Address(value: 0xC1_02_03_04_05_06)), random: CountingRandom())
         controller = SimulatedController(radio: SimulatedRadio(peripherals: peripherals))
@@ -119,6 +122,8 @@ struct SupervisorWorld {
             if !moved {
                 supervisor.endOfTurn(at: clocks)
                 perform()
+                // The page's clients that read take what the turn wrote (the socket side's writes).
+                if !web.read.isEmpty { _ = webClientsRead() }
                 return
             }
         }
@@ -250,6 +255,13 @@ struct SupervisorWorld {
             web.shutDown.insert(id)
         case let .webClose(id):
             web.closed.insert(id)
+        case let .renderWebReport(request):
+            web.reportRequests.append(request)
+        case let .loadRecentGlucose(since):
+            let found = (pending + written).flatMap { record -> [RecordedReading] in
+                if case let .readings(readings, _) = record { readings.filter { $0.wallTime >= since } } else { [] }
+            }
+            supervisor.receive(.recentGlucose(found + web.storedGlucose), at: clocks)
         }
     }
 
