@@ -84,7 +84,7 @@ let package = Package(
             swiftSettings: small),
         .executableTarget(
             name: "vigil-bench",
-            dependencies: ["Wire", "Bluetooth", "HCI", "Host", "App", "Platform", "Clocks", "Simulator", "Alarms", "Transmitters", "Readings", "History"],
+            dependencies: ["Wire", "Bluetooth", "HCI", "Host", "App", "Platform", "Clocks", "Simulator", "Alarms", "Transmitters", "Readings", "History", "Web"],
             path: "Sources/Benchmarks",
             swiftSettings: strict),
         // libFuzzer entry points for every parser; scripts/fuzz builds them with

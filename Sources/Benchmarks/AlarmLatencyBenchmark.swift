@@ -7,6 +7,7 @@ import Platform
 import Readings
 import Simulator
 import Transmitters
+import Web
 
 /// `vigil-bench alarm-latency`: from the HCI bytes of a Dexcom glucose
 /// indication that crosses the urgent-low threshold to the buzzer line write, in process with
@@ -25,12 +26,24 @@ import Transmitters
 ///
 /// The real monotonic clock (`SystemClock`) is read just before the crossing packet is handed
 /// to `Host.receive` and when the backend receives the buzzer-on write; everything on the path
-/// runs in between: host, ATT, driver, appliance event, alarm engine, face, backend. Packets
+/// runs in between: host, ATT, driver, appliance event, alarm engine, face, backend.
+///
+/// With browsers (`--browsers N`, 20 by default; docs/web.md) the page is served as `vigil run`
+/// serves it: every browser holds `/events` open and takes each `state` event, and in the turn
+/// before each crossing the browsers also ask for `/state.json`, each on a connection of its
+/// own, as many as the server's 32 connections leave room for (12 with 20 streams open). The runner reads the
+/// sockets before the controller in a turn, and a packet that arrives while the page's work
+/// runs waits for it; so the clock starts before that turn's web work (the requests parsed and
+/// answered, the state rendered and pushed to every stream) and the packet is handed over
+/// after it: the worst place a crossing can arrive. The web turn alone is shown too. Packets
 /// the host sends meanwhile (the ATT confirmation, the driver's next request) are delivered to
 /// the simulated controller after the clock stops: the controller is not ours to measure.
 enum AlarmLatencyBenchmark {
     struct Options {
         var crossings = 1_000
+        /// Browsers with the page open: each holds the live event stream and asks for
+        /// `/state.json` on a connection of its own in the very turn before every crossing.
+        var browsers = 20
     }
 
     static let target: Duration = .milliseconds(1)
@@ -59,6 +72,8 @@ enum AlarmLatencyBenchmark {
         var now = MonotonicInstant(nanoseconds: 1_000_000_000)
         var glucoseSessions = 0
         var latencies: [Duration] = []
+        var webTurns: [Duration] = []
+        var browsers = Browsers()
         var notSilent = 0
         var missed = 0
         var problems: [String] = []
@@ -107,7 +122,14 @@ enum AlarmLatencyBenchmark {
             backend.memory.removeAll()
             let silent = face.face.pattern.buzzer == .silent && face.face.buzzerLine == .low
             backend.buzzerOnAt = nil
+            browsers.askForState(&supervisor, at: clocks)
             let start = SystemClock.monotonicNow()
+            if !browsers.streams.isEmpty {
+                // The web turn the packet waits behind: requests parsed and answered, the state
+                // pushed to every stream, and every byte taken by the browsers.
+                endOfTurn()
+                webTurns.append(SystemClock.monotonicNow() - start)
+            }
             host.receive(packet, at: now)
             drainHost(into: &sends)
             guard silent else {
@@ -156,9 +178,11 @@ enum AlarmLatencyBenchmark {
                 switch action {
                 case let .face(output, at): backend.apply(output, at: at)
                 case let .log(level, message) where level >= .warning && problems.count < 10: problems.append("\(level): \(message)")
+                case let .webClose(id): browsers.closed(id)
                 default: break
                 }
             }
+            browsers.read(&supervisor, at: clocks)
         }
 
         /// The runner's end of a turn.
@@ -201,7 +225,63 @@ enum AlarmLatencyBenchmark {
         }
     }
 
-    static func makeRig() throws -> Rig {
+    /// The browsers, in process: what a socket would carry is handed to the supervisor as the
+    /// web server's owner hands it (docs/http.md), and every byte it writes is taken at once,
+    /// as a browser on the home network reads it.
+    struct Browsers {
+        static let token = "benchmark-token-0123456789"
+        var streams: [Supervisor.WebConnection] = []
+        /// `/state.json` connections not yet answered and closed.
+        var asking: Set<Supervisor.WebConnection> = []
+        var stateEvents = 0
+        var stateAnswers = 0
+        var otherAnswers = 0
+
+        static func request(_ path: String) -> ArraySlice<UInt8> {
+            ArraySlice("GET \(path) HTTP/1.1\r\nHost: vigil.local:8080\r\nCookie: vigil_token=\(token)\r\n\r\n".utf8)
+        }
+
+        mutating func open(_ count: Int, _ supervisor: inout Supervisor, at now: ClockReadings) {
+            for _ in 0..<count {
+                let id = supervisor.webConnectionOpened(at: now)
+                streams.append(id)
+                supervisor.webReceived(Self.request("/events"), from: id, at: now)
+            }
+        }
+
+        mutating func askForState(_ supervisor: inout Supervisor, at now: ClockReadings) {
+            let room = HTTP.Server.Configuration().maximumConnections - streams.count
+            for _ in 0..<min(streams.count, room) {
+                let id = supervisor.webConnectionOpened(at: now)
+                asking.insert(id)
+                supervisor.webReceived(Self.request("/state.json"), from: id, at: now)
+            }
+        }
+
+        /// Takes what every connection has to send, and counts what it was.
+        mutating func read(_ supervisor: inout Supervisor, at now: ClockReadings) {
+            for id in streams + asking.sorted() {
+                let output = supervisor.webOutput(of: id)
+                guard !output.isEmpty else { continue }
+                let text = String(decoding: output, as: UTF8.self)
+                if streams.contains(id) {
+                    stateEvents += text.components(separatedBy: "event: state\n").count - 1
+                } else if text.hasPrefix("HTTP/1.1 200 ") && text.contains("\"glucose\"") {
+                    stateAnswers += 1
+                } else {
+                    otherAnswers += 1
+                }
+                supervisor.webSent(output.count, to: id, at: now)
+            }
+        }
+
+        mutating func closed(_ id: Supervisor.WebConnection) {
+            asking.remove(id)
+            streams.removeAll { $0 == id }
+        }
+    }
+
+    static func makeRig(browsers: Int) throws -> Rig {
         let id = try Dexcom.TransmitterID("811234")
         var dexcom = SimulatedDexcom(id: id)
         let radio = SimulatedRadio(peripherals: [dexcom.makePeripheral()])
@@ -214,21 +294,26 @@ enum AlarmLatencyBenchmark {
         configuration.connectTimeout = .seconds(5)
         let start = MonotonicInstant(nanoseconds: 1_000_000_000)
         let alarms = ApplianceAlarms(configuration: AlarmConfiguration(watchedDevices: ["g6"]), at: start)
+        var supervision = Supervisor.Configuration()
+        if browsers > 0 { supervision.website = Website.Configuration(token: Browsers.token) }
         let supervisor = Supervisor(appliance: appliance, face: ApplianceFace(alarms: alarms, drive: .active, at: start),
-                                    configuration: Supervisor.Configuration())
+                                    configuration: supervision)
         var rig = Rig(host: Host(configuration: configuration), controller: controller, dexcom: dexcom, supervisor: supervisor)
         rig.now = start
         rig.supervisor.start(at: rig.clocks)
         rig.perform()
+        rig.browsers.open(browsers, &rig.supervisor, at: rig.clocks)
+        rig.endOfTurn()
         return rig
     }
 
     static func run(_ options: Options) -> [Figure] {
         print("== alarm-latency: Dexcom glucose indication below 55 mg/dL -> buzzer-on write, in process "
-              + "(host, simulated controller and Dexcom, appliance, alarms, face, memory backend), \(Format.grouped(options.crossings)) crossings")
-        let name = "alarm-latency: p99 HCI glucose -> buzzer on"
+              + "(host, simulated controller and Dexcom, supervisor, appliance, alarms, face, memory backend), "
+              + "\(Format.grouped(options.crossings)) crossings, \(options.browsers) browsers on the page")
+        let name = "alarm-latency: p99 HCI glucose -> buzzer on" + (options.browsers > 0 ? ", \(options.browsers) browsers" : "")
         var rig: Rig
-        do { rig = try makeRig() } catch {
+        do { rig = try makeRig(browsers: options.browsers) } catch {
             return [Figure.checked(name, "cannot build the appliance: \(error)", target: "< 1 ms", passes: false)]
         }
         let wallStart = SystemClock.monotonicNow()
@@ -256,11 +341,24 @@ enum AlarmLatencyBenchmark {
               + "\(Format.seconds(wall)) wall, \(Format.seconds(rig.now - virtualStart)) virtual; "
               + "not counted: \(rig.notSilent) not silent before, \(rig.missed) without a buzzer write")
         if !rig.problems.isEmpty { print("  host warnings: \(rig.problems.joined(separator: "; "))") }
-        let figures = [
+        var figures = [
             Figure.info("alarm-latency: p50", micro(p50)),
             Figure.checked(name, micro(p99), target: "< 1 ms", passes: p99 < target),
             Figure.info("alarm-latency: max", micro(worst)),
         ]
+        if options.browsers > 0 {
+            // The browsers must really have been served, or the figure above says nothing.
+            let b = rig.browsers
+            let askers = min(options.browsers, HTTP.Server.Configuration().maximumConnections - options.browsers)
+            let served = b.streams.count == options.browsers && b.stateEvents >= options.browsers * sorted.count
+                && b.stateAnswers >= askers * sorted.count && b.otherAnswers == 0
+            print("  browsers: \(b.streams.count) streams open at the end, \(Format.grouped(b.stateEvents)) state events and "
+                  + "\(Format.grouped(b.stateAnswers)) /state.json answers taken, \(b.otherAnswers) other answers")
+            let turns = rig.webTurns.sorted()
+            figures.append(Figure.info("alarm-latency: p99 web turn before the packet",
+                                       micro(turns[min(turns.count - 1, Int((Double(turns.count) * 0.99).rounded(.up)) - 1)])))
+            figures.append(Figure.checked("alarm-latency: every browser served", served ? "yes" : "no", target: "yes", passes: served))
+        }
         figures.forEach { print($0.line) }
         return figures
     }

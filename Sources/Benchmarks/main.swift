@@ -11,7 +11,7 @@ import Platform
 //   vigil-bench memory  [--notifications N] [--advertisers N] [--interval-ms N]
 //   vigil-bench idle    [--seconds N] [--warm-up N] [--vigil PATH]
 //   vigil-bench resident [--resident-notifications N] [--vigil PATH]
-//   vigil-bench alarm-latency [--crossings N]
+//   vigil-bench alarm-latency [--crossings N] [--browsers N]
 //   vigil-bench history [--glucose-rows N] [--heart-rate-rows N] [--batch N]
 //   vigil-bench replay  [--count N] [--vigil PATH]
 //   vigil-bench soak [--hours N] [--json]   (not part of the all-benchmarks run: scripts/bench/run.sh adds it)
@@ -25,7 +25,7 @@ let usage = """
       memory   --notifications N (100000)  --advertisers N (20)  --interval-ms N (1000)
       idle     --seconds N (30)  --warm-up N (5)  --vigil PATH (.build/release/vigil)
       resident --resident-notifications N (100000)  --vigil PATH
-      alarm-latency  --crossings N (1000)
+      alarm-latency  --crossings N (1000) --browsers N (20; 0: no page)
       history  --glucose-rows N (105120)  --heart-rate-rows N (604800)  --batch N (1000)
       replay   --count N (1000000)  --vigil PATH (.build/release/vigil)
       soak     --hours N (24)  --json  --advertisers N (40)
@@ -100,6 +100,7 @@ while index < arguments.count {
         replay.vigil = idle.vigil
     case "--resident-notifications": resident.notifications = intValue(argument, value)
     case "--crossings": alarmLatency.crossings = intValue(argument, value)
+    case "--browsers": alarmLatency.browsers = intValue(argument, value)
     case "--glucose-rows": history.glucoseRows = intValue(argument, value)
     case "--heart-rate-rows": history.heartRateRows = intValue(argument, value)
     case "--batch": history.batch = intValue(argument, value)

@@ -7,6 +7,8 @@ import Readings
 /// status line handed on.
 extension Supervisor {
     mutating func report(at now: ClockReadings) {
+        // Whatever called this may have changed what the page shows.
+        website?.renderedState = nil
         // Before anything is dated by this pair of readings: a step of the clock between the
         // last pair and this one is then known before a row is dated on the new clock.
         watchClock(now)

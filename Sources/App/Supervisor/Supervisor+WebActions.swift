@@ -12,6 +12,7 @@ extension Supervisor {
             return respondWeb(id, Website.error(.badRequest, "expected a form (application/x-www-form-urlencoded)"), at: now)
         }
         guard let face else { return respondWeb(id, Website.error(.notFound, "no alarms run here"), at: now) }
+        website?.renderedState = nil
         let t = at(now.monotonic)
         // The engine as of now: a snooze that ran out a moment ago is not snoozed any more.
         self.face?.handleDeadline(at: t)

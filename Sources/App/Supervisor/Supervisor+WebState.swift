@@ -9,8 +9,15 @@ extension Supervisor {
     /// The page sees a day of glucose; the API up to the whole window (`Website.Recent.kept`).
     static let pageWindow = Duration.seconds(24 * 3600)
 
-    /// The `/state.json` document on one line.
-    func webState(at now: ClockReadings) -> String {
+    /// The `/state.json` document on one line, rendered once per turn however many ask.
+    mutating func webState(at now: ClockReadings) -> String {
+        if let rendered = website?.renderedState, rendered.at == now { return rendered.text }
+        let text = renderWebState(at: now)
+        website?.renderedState = (now, text)
+        return text
+    }
+
+    func renderWebState(at now: ClockReadings) -> String {
         guard let website else { return "{}" }
         let clockSet = now.wall >= ApplianceAlarms.earliestBelievableTime
         func time(_ wall: WallClockTime) -> JSON { clockSet ? .int(wall.millisecondsSinceEpoch) : .null }

@@ -44,6 +44,10 @@ public struct Website: Sendable {
     var stateChanged = true
     /// The last `state` event's data, for a stream that could not take it then.
     var lastState: String?
+    /// The state document rendered at these clock readings, for every other request of the
+    /// same turn: twenty browsers asking at once cost one rendering, not twenty. Cleared by
+    /// whatever can change what it shows (`Supervisor.report`, an alarm action, `absorb`).
+    var renderedState: (at: ClockReadings, text: String)?
     /// Streams owed `lastState`: their previous event was not taken yet (docs/web.md "Live
     /// updates": at most one queued while the browser has not taken the one before).
     var owedState: Set<HTTP.Server.ConnectionID> = []
@@ -77,6 +81,7 @@ public struct Website: Sendable {
         }
         pendingEvents.removeAll(keepingCapacity: true)
         stateChanged = true
+        renderedState = nil
         freshStreams.removeAll()
     }
 
