@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import App
 import ArgumentParser
 import Platform
@@ -62,7 +65,7 @@ struct WebSetup {
 
         var description: String {
             switch self {
-            case let .unreadable(error): "\(error)" + (error.errno == 2 ? " (`vigil web token` makes one)" : "")
+            case let .unreadable(error): "\(error)" + (error.errno == ENOENT ? " (`vigil web token` makes one)" : "")
             case let .refused(problem): problem.description
             }
         }
