@@ -65,6 +65,8 @@ let package = Package(
             name: "App",
             dependencies: [
                 "Wire", "Bluetooth", "HCI", "SMP", "Host", "Readings", "Transmitters", "Clocks", "Simulator", "Alarms",
+                // The page and the Nightscout API on the home network (docs/web.md).
+                "Web",
                 // SHA-1 of the Nightscout API secret, SHA-256 for entry ids (docs/nightscout-api.md).
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -118,7 +120,7 @@ let package = Package(
             exclude: ["DexcomG7/make_jpake_vectors.py", "DexcomG7/make_test_credentials.sh"],
             swiftSettings: strict),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Transmitters", "SMP", "HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
-        .testTarget(name: "AppTests", dependencies: ["App", "Alarms", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings"], swiftSettings: strict),
+        .testTarget(name: "AppTests", dependencies: ["App", "Alarms", "SMP", "Simulator", "Host", "HCI", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings", "Web"], swiftSettings: strict),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "CGPIO", "Clocks"], swiftSettings: strict),
         .testTarget(name: "HistoryTests", dependencies: ["History", "Readings", "Alarms", "Clocks", "Platform", "App"], swiftSettings: strict),
         .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "Transmitters"], swiftSettings: strict),

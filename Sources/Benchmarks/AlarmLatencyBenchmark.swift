@@ -13,8 +13,9 @@ import Transmitters
 /// the test backend; target p99 < 1 ms.
 ///
 /// The whole appliance runs on a virtual clock: `Host`, a `SimulatedController` carrying a
-/// `SimulatedDexcom` (authentication, bonding, a session every 5 minutes), `Appliance` with the
-/// Dexcom driver, `ApplianceAlarms`, `ApplianceFace` and `MemoryFaceBackend`. The simulated
+/// `SimulatedDexcom` (authentication, bonding, a session every 5 minutes), and the `Supervisor`
+/// `vigil run` drives (the `Appliance` with the Dexcom driver, `ApplianceAlarms`, `ApplianceFace`),
+/// its `.face` actions performed on a `MemoryFaceBackend` as the runner performs them. The simulated
 /// transmitter's sine never goes below 70 mg/dL, so the rig rewrites the glucose field of each
 /// GlucoseRx indication on its way from the controller to the host (re-encoded with its CRC,
 /// same length): two sessions at 120 mg/dL, then one at 50. The normal readings clear urgent
@@ -53,8 +54,7 @@ enum AlarmLatencyBenchmark {
         var host: Host
         var controller: SimulatedController
         var dexcom: SimulatedDexcom
-        var appliance: Appliance
-        var face: ApplianceFace<ApplianceAlarms>
+        var supervisor: Supervisor
         let backend = TimingBackend()
         var now = MonotonicInstant(nanoseconds: 1_000_000_000)
         var glucoseSessions = 0
@@ -64,6 +64,8 @@ enum AlarmLatencyBenchmark {
         var problems: [String] = []
 
         var wallNow: WallClockTime { WallClockTime(secondsSinceEpoch: 1_800_000_000) + (now - .zero) }
+        var clocks: ClockReadings { ClockReadings(monotonic: now, wall: wallNow) }
+        var face: ApplianceFace<ApplianceAlarms> { supervisor.face! }
 
         /// The glucose field for the next GlucoseRx: normal, normal, …, then a crossing.
         var nextIsCrossing: Bool { glucoseSessions % (normalSessions + 1) == normalSessions }
@@ -101,8 +103,7 @@ enum AlarmLatencyBenchmark {
                 drainHost(into: &sends)
                 return
             }
-            face.handleDeadline(at: now)
-            face.flush(to: backend)
+            endOfTurn()
             backend.memory.removeAll()
             let silent = face.face.pattern.buzzer == .silent && face.face.buzzerLine == .low
             backend.buzzerOnAt = nil
@@ -140,15 +141,30 @@ enum AlarmLatencyBenchmark {
                         if case .log(let level, let message) = event, level >= .warning, problems.count < 10 {
                             problems.append("\(level): \(message)")
                         }
-                        appliance.handle(event, host: &host, at: now)
-                        if case .controllerReady = event { appliance.controllerReady(host: &host, at: now) }
+                        supervisor.handle(event, host: &host, at: clocks)
+                        if case .controllerReady = event { supervisor.controllerReady(host: &host, at: clocks) }
+                        perform()
                     }
                 }
-                for event in appliance.takeEvents() {
-                    face.observe(event, monotonicNow: now, wallNow: wallNow)
-                    face.flush(to: backend)
+            }
+        }
+
+        /// The supervisor's actions as the runner performs them: face writes to the backend at
+        /// once; what would go to files, SQLite or systemd has nothing to do here.
+        mutating func perform() {
+            for action in supervisor.takeActions() {
+                switch action {
+                case let .face(output, at): backend.apply(output, at: at)
+                case let .log(level, message) where level >= .warning && problems.count < 10: problems.append("\(level): \(message)")
+                default: break
                 }
             }
+        }
+
+        /// The runner's end of a turn.
+        mutating func endOfTurn() {
+            supervisor.endOfTurn(at: clocks)
+            perform()
         }
 
         /// A GlucoseRx indication or notification from the controller with its glucose replaced,
@@ -168,16 +184,18 @@ enum AlarmLatencyBenchmark {
 
         mutating func step() -> Bool {
             let controllerDeadline = controller.nextDeadline
-            guard let next = earliest(host.nextDeadline, appliance.nextDeadline, controllerDeadline, dexcom.nextDeadline) else { return false }
+            guard let next = earliest(host.nextDeadline, supervisor.nextDeadline, controllerDeadline, dexcom.nextDeadline) else { return false }
             if next > now { now = next }
             if let d = controllerDeadline, d <= now { controller.handleDeadline(at: now) }
             pump()
             if let d = host.nextDeadline, d <= now { host.handleDeadline(at: now) }
-            if let d = appliance.nextDeadline, d <= now { appliance.handleDeadline(host: &host, at: now) }
-            pump()
             // The face (LED rhythm, escalation, signal loss) catches up here, outside the timing.
-            face.handleDeadline(at: now)
-            face.flush(to: backend)
+            if let d = supervisor.nextDeadline, d <= now {
+                supervisor.handleDeadline(host: &host, at: clocks)
+                perform()
+            }
+            pump()
+            endOfTurn()
             backend.memory.removeAll()
             return true
         }
@@ -196,8 +214,13 @@ enum AlarmLatencyBenchmark {
         configuration.connectTimeout = .seconds(5)
         let start = MonotonicInstant(nanoseconds: 1_000_000_000)
         let alarms = ApplianceAlarms(configuration: AlarmConfiguration(watchedDevices: ["g6"]), at: start)
-        return Rig(host: Host(configuration: configuration), controller: controller, dexcom: dexcom, appliance: appliance,
-                   face: ApplianceFace(alarms: alarms, drive: .active, at: start))
+        let supervisor = Supervisor(appliance: appliance, face: ApplianceFace(alarms: alarms, drive: .active, at: start),
+                                    configuration: Supervisor.Configuration())
+        var rig = Rig(host: Host(configuration: configuration), controller: controller, dexcom: dexcom, supervisor: supervisor)
+        rig.now = start
+        rig.supervisor.start(at: rig.clocks)
+        rig.perform()
+        return rig
     }
 
     static func run(_ options: Options) -> [Figure] {

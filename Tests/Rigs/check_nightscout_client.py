@@ -12,8 +12,9 @@ the SHA-1 of the secret, JSON, dates.
     PY=$(scripts/bumble-env.sh | tail -n1)
     $PY Tests/Rigs/check_nightscout_client.py              # runs the Swift test itself (built tests)
     $PY Tests/Rigs/check_nightscout_client.py --documents DIR   # documents written earlier
-
-The live server (the socket layer) is not here: it is the integrator's, on top of the module.
+    $PY Tests/Rigs/check_nightscout_client.py --live URL --secret TOKEN --expect-sgv 123,118
+                                            # a running `vigil run` serving [web]: the readings
+                                            # it reported (newest first), read back by the library
 """
 
 from __future__ import annotations
@@ -112,6 +113,33 @@ async def check_client(url: str, checks: Checks) -> None:
     checks.check(sorted(latest) == ["vigil-dexcom", "vigil-meter"], "latest status per device", sorted(latest))
 
 
+async def check_live(url: str, secret: str, expected: list[int], checks: Checks) -> None:
+    """A running Vigil, read as a follower app would: the readings it reported (`expected`,
+    newest first, from its own event log), its status, and a refusal of the wrong secret."""
+    import aiohttp
+
+    api = py_nightscout.Api(url, api_secret=secret)
+    # The library sends no query (its `params` are unused): Nightscout's default count, 10.
+    sgvs = await api.get_sgvs()
+    checks.check([s.sgv for s in sgvs] == expected[:10], "live entries/sgv.json: the readings Vigil reported, newest first",
+                 ([s.sgv for s in sgvs], expected[:10]))
+    words = {"DoubleUp", "SingleUp", "FortyFiveUp", "Flat", "FortyFiveDown", "SingleDown", "DoubleDown", "NOT COMPUTABLE", "NONE"}
+    checks.check(all(s.direction in words for s in sgvs), "live direction words are Nightscout's", [s.direction for s in sgvs])
+    now = datetime.datetime.now(UTC)
+    checks.check(all(abs((now - s.date).total_seconds()) < 3600 for s in sgvs), "live dates parse to the last hour", [s.date for s in sgvs])
+    status = await api.get_server_status()
+    checks.check(status.status == "ok" and status.name == "Vigil", "live status.json", (status.status, status.name))
+    statuses = await api.get_devices_status()
+    checks.check(all(s.uploader is None or 0 <= s.uploader.battery <= 100 for s in statuses), "live devicestatus parses",
+                 [(s.device, s.uploader and s.uploader.battery) for s in statuses])
+    refused = None
+    try:
+        await py_nightscout.Api(url, api_secret=secret + "-wrong").get_sgvs()
+    except aiohttp.ClientResponseError as error:
+        refused = error.status
+    checks.check(refused == 401, "live: a wrong api-secret is refused with 401", refused)
+
+
 def check_raw(directory: str, checks: Checks) -> None:
     """What the library does not model, read as plain JSON: the pebble and the entries' ids."""
     with open(os.path.join(directory, "pebble.json")) as f:
@@ -129,8 +157,17 @@ def check_raw(directory: str, checks: Checks) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--documents", help="directory the Swift test wrote (default: run it into a temporary one)")
+    parser.add_argument("--live", metavar="URL", help="a running Vigil's page address (http://127.0.0.1:8080)")
+    parser.add_argument("--secret", help="with --live: the web token, Vigil's API secret")
+    parser.add_argument("--expect-sgv", default="", help="with --live: the mg/dL values Vigil reported, newest first")
     args = parser.parse_args()
     checks = Checks()
+    if args.live:
+        expected = [int(v) for v in args.expect_sgv.split(",") if v]
+        if not args.secret or not expected:
+            parser.error("--live needs --secret and --expect-sgv")
+        asyncio.run(check_live(args.live.rstrip("/"), args.secret, expected, checks))
+        return checks.finish()
     with tempfile.TemporaryDirectory() as temporary:
         directory = args.documents or temporary
         if not args.documents:

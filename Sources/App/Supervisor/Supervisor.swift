@@ -3,6 +3,7 @@ import Clocks
 import Host
 import Readings
 import Transmitters
+import Web
 
 /// The top of the appliance, sans-IO: the appliance and its face, and the policy around them
 /// (storage faults and their retries, the history's opening, commits, pruning and re-dating,
@@ -40,6 +41,8 @@ public struct Supervisor {
         /// and prunes, and the history's first reopening (`saveRetryInterval`; shorter only in
         /// tests, `vigil run --retry-interval`, so none waits out the real timer).
         public var retryInterval = Supervisor.saveRetryInterval
+        /// The page and the Nightscout API on the home network (`[web]`); nil: off.
+        public var website: Website.Configuration?
 
         public init() {}
     }
@@ -130,6 +133,12 @@ public struct Supervisor {
     public internal(set) var lastStatus = ""
     var usbExportRunning = false
 
+    // The page on the home network (Supervisor+Web).
+    /// nil while `[web]` is off.
+    public internal(set) var website: Website?
+    /// Closes at once any socket accepted while the page is off (it has room for none).
+    var webOff = HTTP.Server(configuration: HTTP.Server.Configuration(maximumConnections: 0, maximumRefusing: 0))
+
     public init(appliance: Appliance, face: ApplianceFace<ApplianceAlarms>?, configuration: Configuration,
                 driverStates: [DeviceID: [String: String]] = [:]) {
         self.appliance = appliance
@@ -138,6 +147,7 @@ public struct Supervisor {
         self.driverStates = driverStates
         faceDeviceOpen = configuration.faceDeviceOpened
         history = configuration.historyPath == nil ? .none : .starting
+        website = configuration.website.map(Website.init(configuration:))
         clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime,
                                     unexplainedShift: configuration.clockShiftAtStart)
         if configuration.clockShiftAtStart != .zero {
@@ -167,7 +177,8 @@ public struct Supervisor {
         }
         return earliest(appliance.nextDeadline, face?.nextDeadline, face == nil ? nil : nextClockCheck,
                         face == nil ? nil : nextFaceOpen, nextSaveRetry, reopening, prune,
-                        configuration.watchdogInterval.map { _ in nextWatchdog ?? .zero })  // the first feed: due at once
+                        configuration.watchdogInterval.map { _ in nextWatchdog ?? .zero },  // the first feed: due at once
+                        website?.server.nextDeadline)
     }
 
     // MARK: The host
@@ -206,12 +217,14 @@ public struct Supervisor {
             nextWatchdog = now.monotonic + interval
         }
         report(at: now)
+        advanceWeb(at: now)
     }
 
     /// The turn's work is done: failed saves retried, the clock watched, the history's one
     /// transaction, old rows pruned a little at a time, a history not open tried again.
     public mutating func endOfTurn(at now: ClockReadings) {
         retryFailedSaves(at: now)
+        advanceWeb(at: now)
         if case .none = history { return }
         if watchClock(now) { report(at: now) }  // a storage fault raised just now is announced this turn
         switch history {

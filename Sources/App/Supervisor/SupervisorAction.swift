@@ -46,6 +46,11 @@ extension Supervisor {
         case stopUSBExport
         /// Start-up is over: its code pages need not stay mapped.
         case dropStartupCode
+        /// The page's socket has sent its last answer: `shutdown(SHUT_WR)`, and keep reading it
+        /// until the peer closes or `webClose` comes (docs/http.md "Closing").
+        case webShutdownWrite(Supervisor.WebConnection)
+        /// Close the page's socket and forget its mapping; the ID is never used again.
+        case webClose(Supervisor.WebConnection)
     }
 
     /// A state file, with what it is to hold.

@@ -215,6 +215,10 @@ struct ApplianceSession: HostSession {
         case .dropStartupCode:
             // Its code pages need not stay mapped (see CodePages).
             do { try CodePages.dropStartupCode() } catch { logger.log(.info, "\(error)") }
+        case .webShutdownWrite, .webClose:
+            // The page's sockets are the web listener's (Sources/vigil/Web); none is accepted
+            // until it runs, so neither comes before then.
+            break
         }
     }
 }

@@ -60,6 +60,8 @@ struct SupervisorWorld {
     var usbExports: [String] = []
     var faceReopenings = 0
     var faceDevice: (opens: Bool, failure: String?) = (true, nil)
+    /// The page's sockets as the web listener would hold them.
+    var web = WebSockets()
 
     init(configure: (inout Supervisor.Configuration) -> Void = { _ in }, wallAtStart: WallClockTime = Self.setClock,
          failingFiles: Set<StoredState> = [], historyOpens: Bool = true, openOutcome: HistoryOpenOutcome = .created,
@@ -244,6 +246,10 @@ struct SupervisorWorld {
             if faceDevice.opens, let failure = faceDevice.failure { supervisor.receive(.faceDeviceFailure(failure), at: clocks) }
         case let .startUSBExport(_, mountPoint):
             usbExports.append(mountPoint)
+        case let .webShutdownWrite(id):
+            web.shutDown.insert(id)
+        case let .webClose(id):
+            web.closed.insert(id)
         }
     }
 
