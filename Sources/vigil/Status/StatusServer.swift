@@ -216,10 +216,11 @@ extension ApplianceSession {
     /// The reply to a status request, from the appliance, the alarm engine and the history as
     /// they are at `now`.
     func statusAnswer(_ request: StatusRequest, board: StatusBoard, at now: ClockReadings) -> String {
-        let status = board.snapshot(
+        var status = board.snapshot(
             links: supervisor.appliance.links(at: now.monotonic), alarms: supervisor.face?.alarms.engine.activeAlarms ?? [],
             history: history.store.map { ApplianceStatus.History(path: $0.path, pendingRows: $0.pendingCount) },
             at: now.monotonic, wallNow: now.wall)
+        status.web = webServer?.status
         switch request {
         case .text: return status.text
         case .json: return status.json.rendered + "\n"

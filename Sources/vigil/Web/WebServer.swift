@@ -16,6 +16,8 @@ final class WebServer {
     let tls: TLS.ServerContext?
     private let logger: Logger
     private var listener: TCPListener?
+    /// Why listening failed, for `vigil status`.
+    private var listenFailure: String?
     private var clients: [Supervisor.WebConnection: Client] = [:]
     private var connectionOfDescriptor: [Int32: Supervisor.WebConnection] = [:]
     private var acceptPause = AcceptPause(what: "web")
@@ -64,11 +66,15 @@ final class WebServer {
             listener = try TCPListener.listen(host: listen.host, port: listen.port, backlog: 64)
             logger.log(.notice, "web: serving \(scheme)://\(listen)/" + (tls.map { " (certificate: \($0.summary))" } ?? ""))
         } catch {
+            listenFailure = "\(error)"
             logger.log(.error, "web: \(error); running without the page")
         }
     }
 
-    var isListening: Bool { listener != nil }
+    /// What `vigil status` says about the page.
+    var status: ApplianceStatus.Web {
+        listener != nil ? .serving(url: "\(scheme)://\(listen)/") : .notServed(reason: listenFailure ?? "not listening")
+    }
 
     /// The listener (unless resting after a failed accept) and the clients the server can take
     /// bytes from now.
