@@ -24,8 +24,9 @@ final class WebServer {
     /// A few a turn: a flood of connections cannot hold the loop (the server refuses what it
     /// has no room for, so more would only be more refusals).
     static let acceptsPerTurn = 8
-    /// Ciphertext kept for one TLS client, either way: a record and a bit.
-    static let ciphertextBound = 18 * 1024
+    /// Ciphertext kept for one TLS client, either way: more than the largest record (16 KiB of
+    /// plaintext plus 2 KiB of expansion and the header), so a whole one always fits.
+    static let ciphertextBound = 20 * 1024
 
     private final class Client {
         let id: Supervisor.WebConnection
