@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "CLibCrypto", cSettings: cWarnings, linkerSettings: [.linkedLibrary("crypto")]),
         // OpenSSL 3's libssl (the same libssl-dev; its static archive in the release): HTTPS for
         // the page over memory buffers, so TLS stays sans-IO (docs/crypto.md "TLS").
-        .target(name: "CLibSSL", cSettings: cWarnings, linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
+        .target(name: "CLibSSL", dependencies: ["CLibCrypto"], cSettings: cWarnings, linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
         .target(name: "TLS", dependencies: ["CLibSSL"], swiftSettings: small),
         .target(name: "Readings", dependencies: ["Clocks"], swiftSettings: small),
         .target(name: "Alarms", dependencies: ["Readings", "Clocks"], swiftSettings: small),

@@ -1,5 +1,6 @@
 // OpenSSL 3's libssl over memory BIOs; see include/CLibSSL.h and docs/crypto.md "TLS".
 #include "CLibSSL.h"
+#include "CLibCrypto.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -28,20 +29,9 @@ static void init(void) {
     ERR_clear_error();
 }
 
-// The first error in this thread's queue (the cause), or `fallback`; empties the queue.
-static void set_reason(char *reason, size_t capacity, const char *fallback) {
-    unsigned long error = ERR_get_error();
-    if (reason != NULL && capacity > 0) {
-        const char *text = error != 0 ? ERR_reason_error_string(error) : NULL;
-        if (text == NULL) text = fallback;
-        strncpy(reason, text, capacity - 1);
-        reason[capacity - 1] = 0;
-    }
-    ERR_clear_error();
-}
-
+// OpenSSL's reason for the failure (CLibCrypto's helper), or `fallback`; empties the queue.
 static int fail(char *reason, size_t capacity, const char *fallback) {
-    set_reason(reason, capacity, fallback);
+    vigil_openssl_reason(reason, capacity, fallback);
     return VIGIL_TLS_FAILED;
 }
 
@@ -55,7 +45,7 @@ vigil_tls_context *vigil_tls_context_new(const uint8_t *certificate, size_t cert
                                          char *reason, size_t reason_capacity) {
     init();
     if (certificate_length > INT_MAX || key_length > INT_MAX) {
-        set_reason(reason, reason_capacity, "file too large");
+        vigil_openssl_reason(reason, reason_capacity, "file too large");
         return NULL;
     }
     vigil_tls_context *context = calloc(1, sizeof *context);

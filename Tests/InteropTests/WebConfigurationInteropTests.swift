@@ -11,6 +11,14 @@ extension Interop {
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         }
 
+        /// `vigil web token --config` on a configuration of `text` in a new directory.
+        static func makeToken(configuredAs text: String) throws -> (directory: TemporaryDirectory, config: String, result: ChildProcessResult) {
+            let directory = try TemporaryDirectory()
+            let config = directory.path + "/vigil.conf"
+            try write(text, to: config)
+            return (directory, config, try VigilProcess().run(["web", "token", "--config", config]))
+        }
+
         static func mode(_ path: String) throws -> Int {
             try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
         }
@@ -18,10 +26,7 @@ extension Interop {
         /// The token is printed once, written 0640 with one line, relative to the configuration's
         /// folder; a second run replaces it; `config check` accepts the file it made.
         @Test func tokenIsMadeWhereTheConfigurationSaysAndCheckAcceptsIt() throws {
-            let directory = try TemporaryDirectory()
-            let config = directory.path + "/vigil.conf"
-            try Self.write("[web]\nlisten = \"127.0.0.1:8181\"\ntoken-file = \"web-token\"\n", to: config)
-            let made = try VigilProcess().run(["web", "token", "--config", config])
+            let (directory, config, made) = try Self.makeToken(configuredAs: "[web]\nlisten = \"127.0.0.1:8181\"\ntoken-file = \"web-token\"\n")
             #expect(made.exitCode == 0, "\(made.summary)")
             let lines = made.stdoutText.split(separator: "\n").map(String.init)
             #expect(lines.count == 2, "\(made.stdoutText)")
@@ -53,11 +58,9 @@ extension Interop {
         }
 
         @Test func aBrokenConfigurationIsExit78AndWritesNothing() throws {
-            let directory = try TemporaryDirectory()
-            let config = directory.path + "/vigil.conf"
-            try Self.write("[web]\nlisten = \"0.0.0.0:99999\"\n", to: config)
-            let result = try VigilProcess().run(["web", "token", "--config", config])
+            let (directory, _, result) = try Self.makeToken(configuredAs: "[web]\nlisten = \"0.0.0.0:99999\"\ntoken-file = \"web-token\"\n")
             #expect(result.exitCode == 78, "\(result.summary)")
+            #expect(!FileManager.default.fileExists(atPath: directory.path + "/web-token"))
             #expect(result.stderrText.contains("vigil.conf:2:10: invalid \"listen\" in [web]"), "\(result.stderrText)")
             #expect(result.stdoutText.isEmpty)
         }
