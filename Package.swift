@@ -42,6 +42,10 @@ let package = Package(
         // OpenSSL 3's libcrypto (libssl-dev; its static archive in the release): P-256 arithmetic on
         // arbitrary points for the Dexcom G7's J-PAKE, certificates and ECDSA (docs/crypto.md).
         .target(name: "CLibCrypto", cSettings: cWarnings, linkerSettings: [.linkedLibrary("crypto")]),
+        // OpenSSL 3's libssl (the same libssl-dev; its static archive in the release): HTTPS for
+        // the page over memory buffers, so TLS stays sans-IO (docs/crypto.md "TLS").
+        .target(name: "CLibSSL", dependencies: ["CLibCrypto"], cSettings: cWarnings, linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
+        .target(name: "TLS", dependencies: ["CLibSSL"], swiftSettings: small),
         .target(name: "Readings", dependencies: ["Clocks"], swiftSettings: small),
         .target(name: "Alarms", dependencies: ["Readings", "Clocks"], swiftSettings: small),
         // HTTP/1.1 server side, sans-IO: the page's and the Nightscout API's messages, parser,
@@ -79,6 +83,7 @@ let package = Package(
             name: "vigil",
             dependencies: [
                 "App", "Platform", "HCI", "Host", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings", "Simulator", "Alarms", "History",
+                "TLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: small),
@@ -101,6 +106,7 @@ let package = Package(
         .testTarget(name: "ReadingsTests", dependencies: ["Readings", "Clocks"], swiftSettings: strict),
         .testTarget(name: "AlarmsTests", dependencies: ["Alarms", "Readings", "Clocks"], swiftSettings: strict),
         .testTarget(name: "WebTests", dependencies: ["Web", "Clocks"], swiftSettings: strict),
+        .testTarget(name: "TLSTests", dependencies: ["TLS", "Platform"], swiftSettings: strict),
         .testTarget(name: "BluetoothTests", dependencies: ["Bluetooth", "Wire"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Bluetooth", "Wire", "Clocks"], swiftSettings: strict),
         .testTarget(name: "HostTests", dependencies: ["Host", "SMP", "HCI", "Bluetooth", "Wire", "Clocks", "Simulator"], swiftSettings: strict),

@@ -23,9 +23,9 @@ static void init(void) {
     ERR_clear_error();
 }
 
-// OpenSSL's reason for the first error in this thread's queue (the cause; later entries are the
-// callers that passed it on), or `fallback` when the queue is empty. Empties the queue.
-static void set_reason(char *reason, size_t capacity, const char *fallback) {
+static void set_reason(char *reason, size_t capacity, const char *fallback) { vigil_openssl_reason(reason, capacity, fallback); }
+
+void vigil_openssl_reason(char *reason, size_t capacity, const char *fallback) {
     unsigned long error = ERR_get_error();
     if (reason != NULL && capacity > 0) {
         const char *text = error != 0 ? ERR_reason_error_string(error) : NULL;

@@ -14,7 +14,9 @@ import CPlatform
 public enum AtomicFile {
     /// Atomically replaces (or creates) `path` with `bytes`, with permissions `mode` exactly
     /// (not reduced by the umask): 0600 for bonds, which hold long-term keys.
-    public static func write(path: String, bytes: [UInt8], mode: UInt32 = 0o600) throws(PlatformError) {
+    /// `owner` (user and group ids) is given to the new file before the rename: replacing a file
+    /// another user reads (a token the service's group reads) keeps it readable to them.
+    public static func write(path: String, bytes: [UInt8], mode: UInt32 = 0o600, owner: (user: UInt32, group: UInt32)? = nil) throws(PlatformError) {
         let (directory, base) = split(path)
         guard !base.isEmpty else { throw PlatformError(operation: "write(\(path))", errno: EISDIR, reason: "the path names a directory, not a file") }
 
@@ -34,6 +36,9 @@ public enum AtomicFile {
         }
         try writeAll(fd, bytes, name: temporary)
         if fsync(fd) != 0 { throw .fromErrno("fsync(\(temporary))") }
+        if let owner, fchown(fd, uid_t(owner.user), gid_t(owner.group)) != 0 {
+            throw .fromErrno("fchown(\(temporary), \(owner.user):\(owner.group))")
+        }
         if fchmod(fd, mode_t(mode)) != 0 { throw .fromErrno("fchmod(\(temporary), \(String(mode, radix: 8)))") }
         let closed = close(fd)
         fd = -1

@@ -54,6 +54,20 @@ public enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// The permission bits of the file at `path` (following symlinks): 0o640 for `rw-r-----`.
+    public static func permissions(path: String) throws(PlatformError) -> UInt32 {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .fromErrno("stat(\(path))", hint: hint(forErrno:)) }
+        return UInt32(info.st_mode) & 0o7777
+    }
+
+    /// The user and group ids that own the file at `path` (following symlinks).
+    public static func owner(path: String) throws(PlatformError) -> (user: UInt32, group: UInt32) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .fromErrno("stat(\(path))", hint: hint(forErrno:)) }
+        return (UInt32(info.st_uid), UInt32(info.st_gid))
+    }
+
     /// The size in bytes of the file at `path`.
     public static func fileSize(path: String) throws(PlatformError) -> Int {
         var info = stat()

@@ -139,21 +139,9 @@ public enum UnixStreamSocket {
         return try FileDescriptorTransport(adopting: fd, kind: .streamSocket, name: "unix:\(path)")
     }
 
-    /// Writes what a non-blocking socket takes now and returns how many bytes (0: it is full,
-    /// try when poll says writable). MSG_NOSIGNAL: a client that went away is EPIPE, never a
-    /// SIGPIPE that would kill the daemon.
+    /// `StreamSocket.send`, as the status socket's users call it.
     public static func send(_ fileDescriptor: Int32, _ bytes: ArraySlice<UInt8>) throws(PlatformError) -> Int {
-        guard !bytes.isEmpty else { return 0 }
-        while true {
-            let n = bytes.withUnsafeBytes { vigil_send(fileDescriptor, $0.baseAddress, $0.count) }
-            if n >= 0 { return n }
-            let code = currentErrno
-            switch code {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return 0
-            default: throw .system("send(fd \(fileDescriptor))", errno: code)
-            }
-        }
+        try StreamSocket.send(fileDescriptor, bytes)
     }
 
     static func connectHint(_ code: Int32, path: String) -> String? {

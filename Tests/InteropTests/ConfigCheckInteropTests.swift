@@ -21,6 +21,7 @@ extension Interop {
                   devices: 1 (strap (heart-rate))
                   face: GPIO on board pi-4b (buzzer 17, LED 27, button 22)
                   state directory: /var/lib/vigil
+                  web: off (no [web] section)
 
                 """)
         }

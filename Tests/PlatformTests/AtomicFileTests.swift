@@ -103,4 +103,17 @@ private func inode(of path: String) -> UInt64 {
             try AtomicFile.write(path: "/tmp/", bytes: [1])
         }
     }
+
+    /// The owner given is set before the rename: a replaced token file stays readable to the
+    /// service's group. As root any group can be given; otherwise the caller's own.
+    @Test func theOwnerGivenIsTheNewFilesAndSoAreThePermissions() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/web-token"
+            let group: UInt32 = getuid() == 0 ? 1 : getgid()
+            try AtomicFile.write(path: path, bytes: Array("token\n".utf8), mode: 0o640, owner: (getuid(), group))
+            #expect(try FileSystem.owner(path: path) == (getuid(), group))
+            #expect(try FileSystem.permissions(path: path) == 0o640)
+            #expect(mode(of: path) == 0o640)
+        }
+    }
 }

@@ -10,6 +10,7 @@ extension VigilConfiguration {
         ("status", ["socket"]),
         ("face", faceKeys),
         ("alarms", alarmsKeys),
+        ("web", webKeys),
         ("device", deviceKeys),
     ]
 
@@ -64,6 +65,8 @@ struct SchemaReader {
                 if let table = sectionTable(entry) { config.face = readFace(table, at: entry.value.position) }
             case "alarms":
                 if let table = sectionTable(entry) { config.alarms = readAlarms(table) }
+            case "web":
+                if let table = sectionTable(entry) { config.web = readWeb(table, at: entry.value.position) }
             case "device":
                 config.devices = readDevices(entry)
             default:

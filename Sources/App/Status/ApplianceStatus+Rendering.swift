@@ -31,6 +31,11 @@ extension ApplianceStatus {
         } else {
             lines.append("history: not kept")
         }
+        switch web {
+        case nil: lines.append("web: off")
+        case let .serving(url)?: lines.append("web: serving \(url)")
+        case let .notServed(reason)?: lines.append("web: not served: \(reason)")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -45,6 +50,12 @@ extension ApplianceStatus {
             ("faults", .array(faults.map(Self.json))),
         ]
         members.append(("history", history.map { .object([("path", .string($0.path)), ("pendingRows", .int(Int64($0.pendingRows)))]) } ?? .null))
+        members.append(("web", web.map {
+            switch $0 {
+            case let .serving(url): .object([("serving", .bool(true)), ("url", .string(url))])
+            case let .notServed(reason): .object([("serving", .bool(false)), ("reason", .string(reason))])
+            }
+        } ?? .null))
         return .object(members)
     }
 

@@ -155,9 +155,17 @@ public struct ApplianceStatus: Equatable, Sendable {
     public var faults: [Alarm]
     /// nil: no history is kept (the demo) or it could not be opened (the storage fault says so).
     public var history: History?
+    /// The page on the home network (`[web]`); nil when it is off.
+    public var web: Web?
+
+    /// Whether the page is served: its address, or why the listener could not be had.
+    public enum Web: Equatable, Sendable {
+        case serving(url: String)
+        case notServed(reason: String)
+    }
 
     public init(version: String, uptime: Duration, time: WallClockTime, controller: Controller, devices: [Device],
-                alarms: [Alarm], faults: [Alarm], history: History?) {
+                alarms: [Alarm], faults: [Alarm], history: History?, web: Web? = nil) {
         self.version = version
         self.uptime = uptime
         self.time = time
@@ -166,6 +174,7 @@ public struct ApplianceStatus: Equatable, Sendable {
         self.alarms = alarms
         self.faults = faults
         self.history = history
+        self.web = web
     }
 }
 

@@ -87,4 +87,9 @@ int vigil_private_key_p256(const uint8_t *der, size_t der_length, uint8_t scalar
 int vigil_ecdsa_p256_sign(const uint8_t key[32], const uint8_t digest[32], uint8_t signature[64], char *reason,
                           size_t reason_capacity);
 
+/// OpenSSL's reason for the first error in this thread's queue (the cause; later entries are the
+/// callers that passed it on), or `fallback` when the queue is empty, written NUL-terminated and
+/// cut to `capacity` into `reason` (which may be NULL). Empties the queue. Shared with CLibSSL.
+void vigil_openssl_reason(char *reason, size_t capacity, const char *fallback);
+
 #endif

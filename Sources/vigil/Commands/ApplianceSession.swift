@@ -31,6 +31,8 @@ struct ApplianceSession: HostSession {
     var serialExport: SerialExportServer?
     /// `vigil status` answered on a unix socket; nil when off (`[status] socket = ""`).
     var statusServer: StatusServer?
+    /// The page's sockets (`[web]`); nil when off.
+    var webServer: WebServer?
     /// systemd's notification socket; nil when not run by a Type=notify unit.
     var notifier: SystemdNotifier?
     /// The bundle being written on its own thread; nil when none is.
@@ -51,19 +53,21 @@ struct ApplianceSession: HostSession {
     }
 
     var nextDeadline: MonotonicInstant? {
-        earliest(supervisor.nextDeadline, device?.nextDeadline, serialExport?.nextDeadline, statusServer?.nextDeadline)
+        earliest(supervisor.nextDeadline, device?.nextDeadline, serialExport?.nextDeadline, statusServer?.nextDeadline,
+                 webServer?.nextDeadline)
     }
 
     var descriptors: [Int32] {
         (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) + (statusServer?.descriptors ?? [])
             + (usbExportJob.map { [$0.descriptor] } ?? []) + (history.opening.map { [$0.descriptor] } ?? [])
-            + (webReportJob.map { [$0.descriptor] } ?? [])
+            + (webReportJob.map { [$0.descriptor] } ?? []) + (webServer?.descriptors(supervisor) ?? [])
     }
 
     /// An export still being sent on the serial port, a status answer on its socket: poll says
     /// when they take more, so a slow reader costs no wake-ups.
     var writeInterest: [Int32] {
         (serialExport?.wantsToWrite == true ? serialExport?.descriptors ?? [] : []) + (statusServer?.writeDescriptors ?? [])
+            + (webServer?.writeDescriptors(supervisor) ?? [])
     }
 
     mutating func writable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {
@@ -71,6 +75,10 @@ struct ApplianceSession: HostSession {
             serialExport.writable(descriptor, at: now)
         } else if let statusServer, statusServer.writeDescriptors.contains(descriptor) {
             statusServer.writable(at: now)
+        } else if let webServer, webServer.owns(descriptor) {
+            let clocks = ClockReadings(monotonic: now, wall: host.wallClock)
+            webServer.writable(descriptor, supervisor: &supervisor, at: clocks)
+            perform(at: clocks)
         }
     }
 
@@ -99,6 +107,9 @@ struct ApplianceSession: HostSession {
             serialExport.readable(descriptor, at: now, wallNow: clocks.wall)
         } else if let statusServer, statusServer.descriptors.contains(descriptor) {
             statusServer.readable(descriptor, at: now) { statusAnswer($0, board: statusServer.board, at: clocks) }
+        } else if let webServer, webServer.owns(descriptor) {
+            webServer.readable(descriptor, supervisor: &supervisor, at: clocks)
+            perform(at: clocks)
         } else if let job = usbExportJob, descriptor == job.descriptor {
             usbExportJob = nil
             if let result = job.finish() { tell(.usbExportEnded(succeeded: result.succeeded, summary: "\(result)"), at: clocks) }
@@ -122,8 +133,13 @@ struct ApplianceSession: HostSession {
         let clocks = ClockReadings(monotonic: now, wall: wallNow)
         // The bonds and the static address are read by the runner after the session is made.
         if let names = state?.takeProblems(), !names.isEmpty { supervisor.receive(.stateFilesUnreadable(names), at: clocks) }
+        webServer?.beforeTurn(supervisor: &supervisor, at: clocks)
         supervisor.endOfTurn(at: clocks)
         perform(at: clocks)
+        if let webServer {
+            webServer.afterTurn(supervisor: &supervisor, at: clocks)
+            perform(at: clocks)
+        }
     }
 
     mutating func bondsSaved(_ succeeded: Bool, at now: MonotonicInstant, wallNow: WallClockTime) {
@@ -136,6 +152,7 @@ struct ApplianceSession: HostSession {
         device?.close()
         serialExport?.close()
         statusServer?.close()
+        webServer?.close()
     }
 
     private mutating func press(_ edges: [TimedButtonEdge], at now: ClockReadings) {
@@ -233,9 +250,7 @@ struct ApplianceSession: HostSession {
         case let .loadRecentGlucose(since):
             supervisor.receive(.recentGlucose(history.recentGlucose(since: since)), at: now)
         case .webShutdownWrite, .webClose:
-            // The page's sockets are the web listener's (Sources/vigil/Web); none is accepted
-            // until it runs, so neither comes before then.
-            break
+            webServer?.perform(action)
         }
     }
 }

@@ -26,6 +26,7 @@ struct ConfigCheckCommand: ParsableCommand {
     func run() throws {
         let configuration = try RunCommand.loadConfiguration(file)
         let (devices, _) = try RunCommand.devices(of: configuration, file: file)
+        let web = try WebSetup.load(configuration, file: file)
         let setup: FaceSetup
         do {
             setup = try configuration.face.setup()
@@ -44,6 +45,7 @@ struct ConfigCheckCommand: ParsableCommand {
         print("  devices: \(devices.count)" + (configuration.devices.isEmpty ? "" : " (" + configuration.devices.map { "\($0.displayName) (\($0.type))" }.joined(separator: ", ") + ")"))
         print("  face: \(face)")
         print("  state directory: \(configuration.storage.stateDirectory)")
+        print("  web: " + (web.map { "\($0.scheme)://\($0.listen)/ (token in \($0.tokenPath))" } ?? "off (no [web] section)"))
         StandardOutput.flush()
     }
 }

@@ -79,6 +79,7 @@ struct RunCommand: ParsableCommand {
         if let failure = Vigil.codePagesFailure { logger.log(.warning, failure) }
         let state = StateDirectory(path: controller.resolvedStateDirectory, logger: logger)
         let (devices, alarmDevices) = try Self.devices(of: configuration, file: config)
+        let web = try WebSetup.load(configuration, file: config)
         if devices.isEmpty { logger.log(.warning, "no [[device]] in \(config): Vigil will only keep the controller up") }
         let driverStates = state.loadDriverStates()
         let appliance = Appliance(devices: devices, remembered: state.loadRemembered(), activeScan: configuration.bluetooth.scan != .passive,
@@ -116,6 +117,12 @@ struct RunCommand: ParsableCommand {
         setup.faceDeviceOpened = device != nil
         setup.serialExportConfigured = configuration.export.serialPort != nil
         setup.clockShiftAtStart = state.loadClockShift()
+        setup.website = web.map { web in
+            var website = Website.Configuration(token: web.token, isHTTPS: web.tls != nil)
+            website.units = configuration.alarms.units
+            website.devices = configuration.devices.map { .init(id: DeviceID($0.displayName), kind: $0.type) }
+            return website
+        }
         let retry = retryInterval.flatMap { $0 > 0 ? Duration.milliseconds(Int64($0 * 1000)) : nil }
         if let retry { setup.retryInterval = retry }
         var session = ApplianceSession(supervisor: Supervisor(appliance: appliance, face: face, configuration: setup, driverStates: driverStates),
@@ -138,6 +145,10 @@ struct RunCommand: ParsableCommand {
                                     devices: configuration.devices.map { .init(id: DeviceID($0.displayName), kind: $0.type) })
             session.statusServer = StatusServer(path: path, board: board, logger: logger)
             session.statusServer?.open()
+        }
+        if let web {
+            session.webServer = WebServer(listen: web.listen, tls: web.tls, logger: logger)
+            session.webServer?.open()
         }
         session.start(at: ClockReadings(monotonic: now, wall: SystemClock.wallNow()))
         defer { session.close(at: ClockReadings(monotonic: SystemClock.monotonicNow(), wall: SystemClock.wallNow())) }

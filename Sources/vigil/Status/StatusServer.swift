@@ -26,17 +26,8 @@ final class StatusServer {
     private let logger: Logger
     private var listener: UnixStreamSocket.Listener?
     private var clients: [Client] = []
-    /// While set, the listener is not watched: an accept failed (EMFILE, ENFILE, ENOMEM). The
-    /// connection stays queued, so poll would say readable again at once and the loop would
-    /// spin at full speed, a log line a turn, for as long as the shortage lasts.
-    private var acceptPausedUntil: MonotonicInstant?
-    /// Accepts failing since the last one that worked; those not said yet (one line a minute
-    /// at most, with how many there were); when a line was last said.
-    private var acceptIsFailing = false
-    private var acceptFailuresNotSaid = 0
-    private var acceptFailureSaidAt: MonotonicInstant?
-    static let acceptPause = Duration.seconds(1)
-    static let acceptFailureLogInterval = Duration.seconds(60)
+    /// Rests the listener after a failed accept (EMFILE, ENFILE, ENOMEM).
+    private var acceptPause = AcceptPause(what: "status")
     /// What the answers are built from, fed by the session's events.
     var board: StatusBoard
 
@@ -82,14 +73,14 @@ final class StatusServer {
     var isListening: Bool { listener != nil }
 
     var descriptors: [Int32] {
-        (acceptPausedUntil == nil ? listener.map { [$0.fileDescriptor] } ?? [] : [])
+        (!acceptPause.isResting ? listener.map { [$0.fileDescriptor] } ?? [] : [])
             + clients.filter { !$0.isAnswering }.map(\.transport.fileDescriptor)
     }
 
     /// The clients with an answer still to send: watched for room to write.
     var writeDescriptors: [Int32] { clients.filter(\.isAnswering).map(\.transport.fileDescriptor) }
 
-    var nextDeadline: MonotonicInstant? { (clients.map(\.deadline) + [acceptPausedUntil].compactMap { $0 }).min() }
+    var nextDeadline: MonotonicInstant? { (clients.map(\.deadline) + [acceptPause.until].compactMap { $0 }).min() }
 
     /// A new client on the listener, or bytes (or the end) from one. `answer` builds the reply
     /// to a well-formed request at the moment it completes.
@@ -139,7 +130,7 @@ final class StatusServer {
     /// Drops clients whose time is up: silent ones, and ones that stopped reading their
     /// answer; watches the listener again after a pause.
     func handleDeadline(at now: MonotonicInstant) {
-        if let until = acceptPausedUntil, now >= until { acceptPausedUntil = nil }
+        acceptPause.wake(at: now)
         for client in clients where now >= client.deadline {
             drop(client, because: client.isAnswering ? "did not read its answer within \(answerTimeout)" : "sent no request within \(requestTimeout)")
         }
@@ -160,15 +151,11 @@ final class StatusServer {
             do {
                 transport = try listener.accept()
             } catch {
-                acceptFailed(error, at: now)
+                acceptPause.failed(error, at: now, logger: logger)
                 return
             }
             guard let transport else { return }
-            if acceptIsFailing {
-                logger.log(.notice, "status: accepting again" + (acceptFailuresNotSaid > 0 ? " (after \(acceptFailuresNotSaid) more failed accepts)" : ""))
-                acceptIsFailing = false
-                acceptFailuresNotSaid = 0
-            }
+            acceptPause.succeeded(logger: logger)
             guard clients.count < maximumClients else {
                 // Best effort: a refusal that does not fit at once is not waited for.
                 _ = try? UnixStreamSocket.send(transport.fileDescriptor, ArraySlice(StatusRequest.busyLine.utf8))
@@ -178,18 +165,6 @@ final class StatusServer {
             }
             clients.append(Client(transport: transport, deadline: now + requestTimeout))
         }
-    }
-
-    /// Pauses the listener for `acceptPause`, and says so at most once a minute.
-    private func acceptFailed(_ error: PlatformError, at now: MonotonicInstant) {
-        acceptPausedUntil = now + Self.acceptPause
-        acceptIsFailing = true
-        acceptFailuresNotSaid += 1
-        guard acceptFailureSaidAt.map({ now - $0 >= Self.acceptFailureLogInterval }) ?? true else { return }
-        logger.log(.warning, "status: \(error); the listener rests \(Self.acceptPause) after each failure"
-            + (acceptFailuresNotSaid > 1 ? " (\(acceptFailuresNotSaid) failed accepts since the last line)" : ""))
-        acceptFailureSaidAt = now
-        acceptFailuresNotSaid = 0
     }
 
     private func send(_ client: Client) {
@@ -241,10 +216,11 @@ extension ApplianceSession {
     /// The reply to a status request, from the appliance, the alarm engine and the history as
     /// they are at `now`.
     func statusAnswer(_ request: StatusRequest, board: StatusBoard, at now: ClockReadings) -> String {
-        let status = board.snapshot(
+        var status = board.snapshot(
             links: supervisor.appliance.links(at: now.monotonic), alarms: supervisor.face?.alarms.engine.activeAlarms ?? [],
             history: history.store.map { ApplianceStatus.History(path: $0.path, pendingRows: $0.pendingCount) },
             at: now.monotonic, wallNow: now.wall)
+        status.web = webServer?.status
         switch request {
         case .text: return status.text
         case .json: return status.json.rendered + "\n"

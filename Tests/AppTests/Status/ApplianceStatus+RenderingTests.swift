@@ -48,6 +48,7 @@ import Testing
               low (medium priority): snoozed until 2027-01-15T08:16:20.000Z (15 min left), since 2027-01-15T08:00:10.000Z (1 min 10 s)
             faults: none
             history: not kept
+            web: off
 
             """)
     }
@@ -62,7 +63,7 @@ import Testing
             + #""readings":[{"kind":"temperature","value":4.25,"unit":"°C","ageSeconds":0}],"battery":{"percent":90,"ageSeconds":40},"sensor":null}],"#
             + #""alarms":[{"alarm":"urgent-low","priority":"high","state":"sounding","since":"2027-01-15T08:00:20.000Z","ageSeconds":60},"#
             + #"{"alarm":"low","priority":"medium","state":"snoozed","snoozedUntil":"2027-01-15T08:16:20.000Z","snoozedSeconds":900,"since":"2027-01-15T08:00:10.000Z","ageSeconds":70}],"#
-            + #""faults":[],"history":null}"#)
+            + #""faults":[],"history":null,"web":null}"#)
     }
 
     /// A bad night for the appliance itself: no controller ever, faults, the other alarm states.
@@ -75,7 +76,7 @@ import Testing
             .init(name: "sensor-warmup:g6", priority: .low, state: .noted, since: wall(-7200), age: .seconds(7200)),
         ],
         faults: [.init(name: "fault:no-controller", priority: .medium, state: .sounding, since: wall(-30), age: .seconds(30))],
-        history: .init(path: "/var/lib/vigil/history.sqlite", pendingRows: 1))
+        history: .init(path: "/var/lib/vigil/history.sqlite", pendingRows: 1), web: .notServed(reason: "port 8080 in use"))
 
     @Test func textOfATroubledAppliance() {
         #expect(Self.troubled.text == """
@@ -89,6 +90,7 @@ import Testing
             faults:
               fault:no-controller (medium priority): SOUNDING, since 2027-01-15T07:59:30.000Z (30 s)
             history: /var/lib/vigil/history.sqlite, 1 row waiting to be written
+            web: not served: port 8080 in use
 
             """)
     }
@@ -100,7 +102,7 @@ import Testing
             + #"{"alarm":"signal-loss:g6","priority":"medium","state":"waiting-for-fresh-data","since":"2027-01-15T07:00:00.000Z","ageSeconds":3600},"#
             + #"{"alarm":"sensor-warmup:g6","priority":"low","state":"noted","since":"2027-01-15T06:00:00.000Z","ageSeconds":7200}],"#
             + #""faults":[{"alarm":"fault:no-controller","priority":"medium","state":"sounding","since":"2027-01-15T07:59:30.000Z","ageSeconds":30}],"#
-            + #""history":{"path":"/var/lib/vigil/history.sqlite","pendingRows":1}}"#)
+            + #""history":{"path":"/var/lib/vigil/history.sqlite","pendingRows":1},"web":{"serving":false,"reason":"port 8080 in use"}}"#)
     }
 
     @Test(arguments: [
@@ -158,5 +160,13 @@ import Testing
         #expect(lines[6] == "    humidity 81.5 %, 5 s ago")
         #expect(status.json.rendered.contains(#"{"kind":"humidity","value":53.4925,"unit":"%","ageSeconds":5}"#))
         #expect(status.json.rendered.contains(#"{"kind":"humidity","value":81.5,"unit":"%","ageSeconds":5}"#))
+    }
+
+    /// The page's line: where it is served, for a person and for scripts.
+    @Test func aServedPageSaysItsAddress() {
+        let status = ApplianceStatus(version: "1", uptime: .zero, time: Self.wall0, controller: .up(for: .zero), devices: [], alarms: [],
+                                     faults: [], history: nil, web: .serving(url: "https://0.0.0.0:8443/"))
+        #expect(status.text.hasSuffix("history: not kept\nweb: serving https://0.0.0.0:8443/\n"))
+        #expect(status.json.rendered.hasSuffix(#""web":{"serving":true,"url":"https://0.0.0.0:8443/"}}"#))
     }
 }
