@@ -218,6 +218,11 @@ class WebFixture:
         self.requests.append((method, path))
         length = int(request.headers.get("Content-Length") or 0)
         body = request.rfile.read(length) if 0 < length <= 65536 else b""
+        # Every POST, the sign-in's too, only from the page's own origin (docs/web.md "Access"):
+        # a browser that sent `Origin: null` (what `Referrer-Policy: no-referrer` makes a form
+        # send) is refused here as Vigil refuses it.
+        if method == "POST" and request.headers.get("Origin") != self.base_url:
+            return self.reply(request, 403, "application/json", '{"error":"not from this page"}')
         if method == "POST" and path == "/login":
             token = parse_qs(body.decode("utf-8", "replace")).get("token", [""])[0]
             if token != self.token:
@@ -237,9 +242,6 @@ class WebFixture:
                 return self.reply(request, 401, "application/json", '{"error":"sign in first"}')
         if method == "GET":
             return self.get(request, path)
-        origin = request.headers.get("Origin")
-        if origin != self.base_url:
-            return self.reply(request, 403, "application/json", '{"error":"not from this page"}')
         form = parse_qs(body.decode("utf-8", "replace"))
         self.posts.append((path, form, request.headers.get("Content-Type")))
         return self.act(request, path, form)
@@ -301,7 +303,7 @@ class WebFixture:
 
     def security_headers(self, request: BaseHTTPRequestHandler) -> None:
         for name, value in (("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"),
-                            ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"),
+                            ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"),
                             ("Content-Security-Policy", CSP)):
             request.send_header(name, value)
 

@@ -18,7 +18,8 @@ extension Website {
         switch path {
         case "/app.js": HTTP.Response(headers: ["Content-Type": "text/javascript; charset=utf-8"], body: Array(scriptJS.utf8))
         case "/app.css": HTTP.Response(headers: ["Content-Type": "text/css; charset=utf-8"], body: Array(styleCSS.utf8))
-        case "/icon.svg": HTTP.Response(headers: ["Content-Type": "image/svg+xml"], body: Array(iconSVG.utf8))
+        // Browsers ask for /favicon.ico on their own; the SVG icon answers it (its type says so).
+        case "/icon.svg", "/favicon.ico": HTTP.Response(headers: ["Content-Type": "image/svg+xml"], body: Array(iconSVG.utf8))
         default: nil
         }
     }

@@ -94,11 +94,14 @@ public struct Website: Sendable {
     // MARK: Answers
 
     /// Every answer's security fields (docs/web.md "Access"): nothing cached, no type
-    /// sniffing, no referrer, never framed, and only the page's own script and style.
+    /// sniffing, no referrer to other sites, never framed, and only the page's own script and
+    /// style. `same-origin`, not `no-referrer`: under `no-referrer` a browser's form POST says
+    /// `Origin: null` (Fetch, "serializing a request origin"), and the sign-in would fail the
+    /// same-origin check.
     static let securityHeaders: [(String, String)] = [
         ("Cache-Control", "no-store"),
         ("X-Content-Type-Options", "nosniff"),
-        ("Referrer-Policy", "no-referrer"),
+        ("Referrer-Policy", "same-origin"),
         ("X-Frame-Options", "DENY"),
         ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
     ]

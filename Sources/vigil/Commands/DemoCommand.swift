@@ -29,8 +29,14 @@ struct DemoCommand: ParsableCommand {
     @Option(name: .customLong("status-socket"), help: "Answer `vigil status` on this unix socket (default: none, so a demo never takes the appliance's).")
     var statusSocket: String?
 
+    @Option(help: "Serve the page and the Nightscout API here (host:port, e.g. 127.0.0.1:8080), with a new token each run that is printed with the address.")
+    var web: String?
+
     func validate() throws {
         guard Logger.level(named: logLevel) != nil else { throw ValidationError("--log-level must be debug, info, notice, warning or error") }
+        if let web {
+            do { _ = try VigilConfiguration.Web.ListenAddress(parsing: web) } catch { throw ValidationError("--web \(error)") }
+        }
     }
 
     func run() throws {
@@ -73,6 +79,14 @@ struct DemoCommand: ParsableCommand {
                                  drive: setup.sequencerDrive, actions: setup.buttonActions, at: now)
         var supervision = Supervisor.Configuration()
         supervision.eventOutput = eventsJSON ? .json : .console
+        // The page on a token of its own, made for this run: a demo has no configuration file.
+        let listen = try web.map { try VigilConfiguration.Web.ListenAddress(parsing: $0) }
+        let token = WebToken.make(from: SecureRandom.bytes(WebToken.generatedLength))
+        if listen != nil {
+            var website = Website.Configuration(token: token)
+            website.devices = configurations.map { .init(id: $0.device, kind: $0.typeName) }
+            supervision.website = website
+        }
         var session = ApplianceSession(supervisor: Supervisor(appliance: appliance, face: face, configuration: supervision),
                                        logger: logger, state: nil)
         session.device = device
@@ -82,6 +96,15 @@ struct DemoCommand: ParsableCommand {
                                     devices: configurations.map { .init(id: $0.device, kind: $0.typeName) })
             session.statusServer = StatusServer(path: path, board: board, logger: logger)
             session.statusServer?.open()
+        }
+        if let listen {
+            session.webServer = WebServer(listen: listen, tls: nil, logger: logger)
+            session.webServer?.open()
+            if session.webServer?.isListening == true {
+                print("The page: http://\(Self.browsable(listen))/?token=\(token)")
+            } else {
+                print("The page could not be served on \(listen) (the reason is above); the demo runs on without it.")
+            }
         }
         session.start(at: ClockReadings(monotonic: now, wall: SystemClock.wallNow()))
         defer { session.close(at: ClockReadings(monotonic: SystemClock.monotonicNow(), wall: SystemClock.wallNow())) }
@@ -96,5 +119,15 @@ struct DemoCommand: ParsableCommand {
         }
         let code = runner.run(&session)
         if code != 0 { throw ExitCode(code) }
+    }
+
+    /// An address a browser on this machine can open: every-address listens are reached on
+    /// loopback.
+    static func browsable(_ listen: VigilConfiguration.Web.ListenAddress) -> String {
+        switch listen.host {
+        case "0.0.0.0": "127.0.0.1:\(listen.port)"
+        case "::": "[::1]:\(listen.port)"
+        default: listen.description
+        }
     }
 }

@@ -72,6 +72,9 @@ final class WebServer {
         }
     }
 
+    /// Whether `open` got the listener.
+    var isListening: Bool { listener != nil }
+
     /// What `vigil status` says about the page.
     var status: ApplianceStatus.Web {
         listener != nil ? .serving(url: "\(scheme)://\(listen)/") : .notServed(reason: listenFailure ?? "not listening")

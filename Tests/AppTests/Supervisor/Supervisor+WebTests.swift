@@ -24,7 +24,7 @@ import Web
     static func expectSecured(_ response: WebResponse?, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(response?.header("Cache-Control") == "no-store", sourceLocation: sourceLocation)
         #expect(response?.header("X-Content-Type-Options") == "nosniff", sourceLocation: sourceLocation)
-        #expect(response?.header("Referrer-Policy") == "no-referrer", sourceLocation: sourceLocation)
+        #expect(response?.header("Referrer-Policy") == "same-origin", sourceLocation: sourceLocation)
         #expect(response?.header("X-Frame-Options") == "DENY", sourceLocation: sourceLocation)
         #expect(response?.header("Content-Security-Policy") == csp, sourceLocation: sourceLocation)
     }
@@ -90,6 +90,9 @@ import Web
         #expect(style?.header("Content-Type") == "text/css; charset=utf-8")
         #expect(icon?.header("Content-Type") == "image/svg+xml")
         Self.expectSecured(icon)
+        // What browsers ask for on their own, without the token: the same icon, not a 401.
+        let favicon = world.webGet("/favicon.ico")
+        #expect(favicon?.status == 200 && favicon?.body == Website.Assets.icon)
         let head = world.webRequest("HEAD /app.js HTTP/1.1\r\nHost: vigil.local:8080\r\n\r\n")
         #expect(head?.status == 200 && head?.body == "")
     }
