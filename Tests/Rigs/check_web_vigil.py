@@ -110,6 +110,14 @@ def checks_against_vigil(checks: Checks, b: Browser, url: str, token: str, event
                      timeout=10, what="the snooze in Vigil's events and on the page"),
         [e for e in events.alarm_changes(alarm) if e.get("change") == "snoozed"]))
 
+    # The clinician's report, made from Vigil's history on a thread of its own.
+    b.find("#report-link").click()
+    attempt(checks, "the report link opens the clinician's report from the history", lambda: (
+        b.wait_until(lambda: "Time in ranges" in (b.script("return document.documentElement.outerHTML;") or ""),
+                     timeout=20, what="the report"), b.driver.title))
+    b.open(url)
+    b.wait_until(lambda: page_value(b) is not None, timeout=20, what="the page again")
+
     # A phone at the bedside: the number, arrow and age without scrolling; light and dark.
     b.set_viewport(*PHONE)
     attempt(checks, "on a 360x740 phone the number, arrow and age are above the fold", lambda: above_fold(b, PHONE[0]))

@@ -33,7 +33,7 @@ extension Supervisor {
         let response: HTTP.Response
         switch result {
         case let .rendered(html):
-            response = .html(html)
+            response = HTTP.Response.html(html).setting("Content-Security-Policy", Website.reportPolicy)
         case let .failed(reason):
             log(.error, "web: the report could not be made: \(reason)")
             response = unavailable("The report could not be made: \(reason)")

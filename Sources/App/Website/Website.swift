@@ -108,9 +108,15 @@ public struct Website: Sendable {
 
     static func secured(_ response: HTTP.Response) -> HTTP.Response {
         var response = response
-        for (name, value) in securityHeaders { response.headers.set(name, value) }
+        for (name, value) in securityHeaders where name != "Content-Security-Policy" || response.headers["Content-Security-Policy"] == nil {
+            response.headers.set(name, value)
+        }
         return response
     }
+
+    /// The clinician's report's policy: the same document `vigil report` writes, whose style is
+    /// inline, and which has no script at all, so none is allowed.
+    static let reportPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
     /// `{"error":"..."}` with `status`.
     static func error(_ status: HTTP.Status, _ message: String) -> HTTP.Response {

@@ -26,6 +26,10 @@ import Web
             #expect(response?.status == 200)
             #expect(response?.body == "<html>report</html>")
             #expect(response?.header("Content-Type") == "text/html; charset=utf-8")
+            // The report's style is inline, and it has no script: its own policy says exactly that.
+            let policy = response?.header("Content-Security-Policy") ?? ""
+            #expect(policy.contains("style-src 'unsafe-inline'") && policy.hasPrefix("default-src 'none'") && !policy.contains("script-src"), "\(policy)")
+            #expect(response?.header("X-Frame-Options") == "DENY")
         }
         // The next request makes a new report.
         _ = world.webConnect()
