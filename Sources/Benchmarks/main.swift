@@ -100,7 +100,10 @@ while index < arguments.count {
         replay.vigil = idle.vigil
     case "--resident-notifications": resident.notifications = intValue(argument, value)
     case "--crossings": alarmLatency.crossings = intValue(argument, value)
-    case "--browsers": alarmLatency.browsers = intValue(argument, value)
+    case "--browsers":
+        // 0 is a real choice here: the alarm path without the page.
+        guard let value, let n = Int(value), n >= 0 else { fail("--browsers needs a whole number, 0 or more") }
+        alarmLatency.browsers = n
     case "--glucose-rows": history.glucoseRows = intValue(argument, value)
     case "--heart-rate-rows": history.heartRateRows = intValue(argument, value)
     case "--batch": history.batch = intValue(argument, value)
