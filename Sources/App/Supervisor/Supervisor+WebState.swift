@@ -9,6 +9,13 @@ extension Supervisor {
     /// The page sees a day of glucose; the API up to the whole window (`Website.Recent.kept`).
     static let pageWindow = Duration.seconds(24 * 3600)
 
+    /// When a sensor of this age reaches the life its type declares (`sensor-life-hours`, the
+    /// same life the "sensor expiring" alarm counts to); nil when either is unknown.
+    static func sensorEnds(age: Duration?, life: Duration?, wallNow: WallClockTime) -> WallClockTime? {
+        guard let age, let life else { return nil }
+        return wallNow + (life - age)
+    }
+
     /// The `/state.json` document on one line, rendered once per turn however many ask.
     mutating func webState(at now: ClockReadings) -> String {
         if let rendered = website?.renderedState, rendered.at == now { return rendered.text }
@@ -72,8 +79,10 @@ extension Supervisor {
                 ("battery", device.battery.map { .int(Int64($0.level.value)) } ?? .null),
                 ("sensorState", device.sensor?.state.map(JSON.string) ?? .null),
                 ("sensorAgeSeconds", device.sensor?.age.map { .int($0.components.seconds) } ?? .null),
-                // Not known to the core yet: the page shows the age alone.
-                ("sensorEnds", .null), ("warmUpEnds", .null),
+                ("sensorEnds", Self.sensorEnds(age: device.sensor?.age, life: alarmConfiguration.settings(for: device.id).sensorLife,
+                                               wallNow: now.wall).map(time) ?? .null),
+                // No driver says how long its warm-up lasts: the page shows the sensor's state.
+                ("warmUpEnds", .null),
             ]))
             for reading in device.readings where reading.kind == .heartRate || reading.kind == .temperature || reading.kind == .humidity {
                 others.append(.object([

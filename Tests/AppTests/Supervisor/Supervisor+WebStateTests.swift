@@ -1,6 +1,6 @@
 import Alarms
 import Readings
-import App
+@testable import App
 import Clocks
 import Simulator
 import Testing
@@ -32,6 +32,15 @@ import Web
         let readings = try #require(body.firstRange(of: #""readings":[["#))
         let points = body[readings.lowerBound...].prefix { $0 != "m" }.components(separatedBy: ",123]").count - 1
         #expect(points >= 15, "\(points) points in a minute of a reading every 3 s")
+    }
+
+    /// The end the page shows is the life the expiry alarm counts to, less the sensor's age.
+    @Test func aSensorEndsAtItsDeclaredLifeLessItsAge() {
+        let now = WallClockTime(secondsSinceEpoch: 1_800_000_000)
+        let ends = Supervisor.sensorEnds(age: .seconds(4 * 86_400), life: .seconds(10 * 86_400 + 12 * 3600), wallNow: now)
+        #expect(ends == now + .seconds(6 * 86_400 + 12 * 3600))
+        #expect(Supervisor.sensorEnds(age: nil, life: .seconds(86_400), wallNow: now) == nil)
+        #expect(Supervisor.sensorEnds(age: .seconds(60), life: nil, wallNow: now) == nil)
     }
 
     @Test func beforeTheFirstReadingGlucoseIsNullAndAnUnsetClockGivesNoTimes() throws {
