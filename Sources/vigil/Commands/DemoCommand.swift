@@ -81,8 +81,8 @@ struct DemoCommand: ParsableCommand {
         supervision.eventOutput = eventsJSON ? .json : .console
         // The page on a token of its own, made for this run: a demo has no configuration file.
         let listen = try web.map { try VigilConfiguration.Web.ListenAddress(parsing: $0) }
-        let token = WebToken.make(from: SecureRandom.bytes(WebToken.generatedLength))
-        if listen != nil {
+        let token = listen.map { _ in WebToken.make(from: SecureRandom.bytes(WebToken.generatedLength)) }
+        if let token {
             var website = Website.Configuration(token: token)
             website.devices = configurations.map { .init(id: $0.device, kind: $0.typeName) }
             supervision.website = website
@@ -97,7 +97,7 @@ struct DemoCommand: ParsableCommand {
             session.statusServer = StatusServer(path: path, board: board, logger: logger)
             session.statusServer?.open()
         }
-        if let listen {
+        if let listen, let token {
             session.webServer = WebServer(listen: listen, tls: nil, logger: logger)
             session.webServer?.open()
             if session.webServer?.isListening == true {
