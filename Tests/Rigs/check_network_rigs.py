@@ -182,8 +182,12 @@ async def check_nightscout(checks: Checks) -> None:
                         ("no-answer", "timeout"), ("hang-up", "closed"), ("normal", "none")]
         for mode, expected in expectations:
             c.control({"fault": mode})
+            start = len(rig.lines)
             got = await asyncio.to_thread(error_of, get)
             checks.check(got == expected, f"nightscout: fault {mode} looks like {expected}", got)
+            if mode in ("silent", "no-answer"):
+                held = await rig.wait_for(lambda r: r.get("event") == "held-closed-by-client" and rig.lines.index(r) >= start, 3)
+                checks.check(held is not None, f"nightscout: fault {mode} reports the client giving up", held)
         before = len(await accepted(rig, "entries", 10))
         c.control({"fault": "lost-answer"})
         fresh = [{"type": "sgv", "sgv": 150, "date": now + 60_000}]
@@ -303,8 +307,8 @@ async def check_follow(checks: Checks) -> None:
         checks.check(status == 400 and answer == {"message": "RequiredHeaderMissing"}, "libre: no Account-Id is 400", answer)
         full = {**authorized, "Account-Id": hashlib.sha256(user_id.encode()).hexdigest()}
         status, answer = await asyncio.to_thread(c.json, "api-eu.libreview.io", "GET", "/llu/connections", None, full)
-        connections = answer["data"] if status == 200 else []
-        checks.check(status == 200 and [x["firstName"] for x in connections] == ["Emma", "Other"]
+        connections = [x for x in answer["data"] if x["firstName"] == "Emma"] if status == 200 else []
+        checks.check(status == 200 and [x["firstName"] for x in answer["data"]] == ["Other", "Emma"]
                      and connections[0]["glucoseMeasurement"]["ValueInMgPerDl"] == 60
                      and connections[0]["glucoseMeasurement"]["TrendArrow"] == 2,
                      "libre: connections list the patients with the newest measurement", answer)

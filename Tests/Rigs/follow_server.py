@@ -91,13 +91,13 @@ class FollowServices:
         self.sessions: set[str] = set()
         self.user_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"libre:{args.libre_email}"))
         self.tokens: dict[str, tuple[str, int]] = {}  # token -> (issuing host, expiry s)
-        first, _, last = args.libre_patient.partition(" ")
-        self.patients = [{"patientId": str(uuid.uuid5(uuid.NAMESPACE_URL, f"patient:{args.libre_patient}")),
-                          "firstName": first, "lastName": last, "readings": "main"}]
-        for extra in args.libre_extra_patient:
-            f, _, l = extra.partition(" ")
-            self.patients.append({"patientId": str(uuid.uuid5(uuid.NAMESPACE_URL, f"patient:{extra}")),
-                                  "firstName": f, "lastName": l, "readings": "extra"})
+        # The extra connections come first, so a client that takes the first one when told a
+        # name is caught.
+        self.patients = []
+        for name, readings in [*((extra, "extra") for extra in args.libre_extra_patient), (args.libre_patient, "main")]:
+            first, _, last = name.partition(" ")
+            self.patients.append({"patientId": str(uuid.uuid5(uuid.NAMESPACE_URL, f"patient:{name}")),
+                                  "firstName": first, "lastName": last, "readings": readings})
         now = now_ms()
         start = [{"mgdl": args.glucose_mgdl, "ms": now - (args.newest_age_seconds + 300 * i) * 1000, "trend": "Flat"}
                  for i in range(args.count)] if args.glucose_mgdl else []
@@ -326,7 +326,8 @@ def main() -> int:
     parser.add_argument("--libre-password", default="libre-password-1")
     parser.add_argument("--libre-region", default="eu", choices=LIBRE_REGIONS, help="the account's region")
     parser.add_argument("--libre-patient", default="Emma Example", help="the followed patient's first and last name")
-    parser.add_argument("--libre-extra-patient", action="append", default=[], help="another connection (flat 180 mg/dL)")
+    parser.add_argument("--libre-extra-patient", action="append", default=[],
+                        help="another connection, listed before the followed one (flat 180 mg/dL)")
     parser.add_argument("--libre-min-version", default="4.12.0", help="the lowest `version` header accepted")
     parser.add_argument("--libre-utc-offset-minutes", type=int, default=60, help="the phone's time zone for `Timestamp`")
     parser.add_argument("--glucose-mgdl", type=int, default=0, help="serve a flat line of this value from the start")

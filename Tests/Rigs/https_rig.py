@@ -238,7 +238,7 @@ class HttpsRig:
         self.out.emit(event="connection", peer=peer, fault=mode)
         try:
             if mode == "silent":
-                self._hold(raw, released)
+                self._hold(raw, released, peer)
                 return
             connection: socket.socket = raw
             sni = None
@@ -262,7 +262,7 @@ class HttpsRig:
                     self.out.emit(event="request-unanswered", peer=peer, fault=mode,
                                   request=f"{request.method} {request.path}")
                     if mode == "no-answer":
-                        self._hold(connection, released)
+                        self._hold(connection, released, peer)
                     return
                 if mode == "lost-answer":
                     response = self._answer(request)
@@ -286,20 +286,26 @@ class HttpsRig:
             except OSError:
                 pass
 
-    def _hold(self, connection: socket.socket, released: threading.Event) -> None:
-        """Keeps a connection open and silent until the client closes it, the fault changes, or
+    def _hold(self, connection: socket.socket, released: threading.Event, peer: str) -> None:
+        """Keeps a connection open and silent until the client closes it (printed as
+        `{"event":"held-closed-by-client"}`: the client's time-out fired), the fault changes, or
         the rig stops."""
         connection.setblocking(False)
+        held_since = time.monotonic()
         while not self.stopping.is_set() and not released.is_set():
             readable, _, _ = select.select([connection], [], [], 0.2)
             if readable:
                 try:
-                    if not connection.recv(65536):
-                        return  # the client gave up
+                    if connection.recv(65536):
+                        continue
                 except (BlockingIOError, ssl.SSLWantReadError):
                     continue
                 except OSError:
-                    return
+                    pass
+                self.out.emit(event="held-closed-by-client", peer=peer,
+                              seconds=round(time.monotonic() - held_since, 3))
+                return
+        self.out.emit(event="held-released", peer=peer, seconds=round(time.monotonic() - held_since, 3))
 
     def _read_request(self, reader, connection: socket.socket, sni: str | None, peer: str) -> Request | None:  # noqa: ANN001
         line = reader.readline(MAX_HEADER_BYTES)
