@@ -13,43 +13,16 @@ extension Interop {
     @Suite(bumbleRequired) struct FollowerInteropTests {
         static let label = "emma"
 
-        static func nightscoutFollower(site: Rig, token: String, alarms: String) throws -> String {
-            try NetworkRig.networkSection(site) + """
-            [face]
-            backend = "none"
-            [alarms]
-            \(alarms)
-            [[device]]
-            type = "nightscout"
-            url = "https://\(NetworkRig.nightscoutHost)"
-            token = "\(token)"
-            label = "\(label)"
-
-            """
-        }
-
         /// A follower of a Nightscout site whose newest reading, dated now, is 50 mg/dL: Vigil
         /// reports it with its own time and sounds urgent low.
         @Test func aNightscoutFollowerRaisesUrgentLowFromTheFollowedSite() throws {
-            let controller = try Rig.launch()
-            defer { controller.stop() }
-            let site = try NetworkRig.nightscout(tokens: ["vigil=readable"])
-            defer { site.stop() }
-            let token = try #require(try site.info().object("tokens")?.string("vigil"))
-            let served = try site.command(["serve": [
+            let run = try NightscoutFollowerRun(serving: [
                 ["type": "sgv", "sgv": 58, "direction": "FortyFiveDown", "device": "xDrip-DexcomG6", "ageSeconds": 600],
                 ["type": "sgv", "sgv": 54, "direction": "FortyFiveDown", "device": "xDrip-DexcomG6", "ageSeconds": 300],
                 ["type": "sgv", "sgv": 50, "direction": "FortyFiveDown", "device": "xDrip-DexcomG6", "ageSeconds": 0],
-            ]])
-            let newestDate = try #require(served.object("result")?.objects("served")?.last?.double("date"))
-            let state = try StateDirectory()
-            let config = try NetworkRig.writeSecretConfig(
-                try Self.nightscoutFollower(site: site, token: token, alarms: "urgent-low = 55\nlow = 70"), in: state)
-            let vigil = try BackgroundVigil(["run"] + VigilProcess.hci(controller)
-                + NetworkRig.connectTo(site, hosts: [NetworkRig.nightscoutHost]) + [
-                    "--config", config.path, "--state-dir", state.url.appendingPathComponent("state").path,
-                    "--events-json", "--log-level", "info", "--seconds", "\(120 * InteropEnvironment.capScale)"])
-            defer { vigil.stop() }
+            ], alarms: "urgent-low = 55\nlow = 70", seconds: 120)
+            let (site, vigil) = (run.site, run.vigil)
+            let newestDate = try #require(run.served.last?.double("date"))
 
             let raised = vigil.wait(upTo: .seconds(Int64(60 * InteropEnvironment.capScale))) {
                 vigil.events.contains { Self.isRaised($0, "urgent-low") }
@@ -64,7 +37,7 @@ extension Interop {
             #expect(answered.contains { ($0.string("target") ?? "").contains("/api/v1/entries") },
                     "no answered entries request: \(Self.tail(site))")
             #expect(vigil.stop() == 0, "\(vigil.summary)")
-            vigil.expectNoSecret([token])
+            vigil.expectNoSecret([run.token])
         }
 
         /// A `dexcom-share` and a `librelinkup` follower in one run against the follow rig. The
@@ -135,23 +108,11 @@ extension Interop {
         /// time, half a minute into the run: not 10 minutes after it arrived, and not later
         /// because requests hang.
         @Test func aFollowerWhoseServerStopsAnsweringRaisesSignalLossOnTime() throws {
-            let controller = try Rig.launch()
-            defer { controller.stop() }
-            let site = try NetworkRig.nightscout(tokens: ["vigil=readable"])
-            defer { site.stop() }
-            let token = try #require(try site.info().object("tokens")?.string("vigil"))
-            let served = try site.command(["serve": [
+            let run = try NightscoutFollowerRun(serving: [
                 ["type": "sgv", "sgv": 120, "direction": "Flat", "device": "xDrip-DexcomG6", "ageSeconds": 570],
-            ]])
-            let readingDate = try #require(served.object("result")?.objects("served")?.first?.double("date"))
-            let state = try StateDirectory()
-            let config = try NetworkRig.writeSecretConfig(
-                try Self.nightscoutFollower(site: site, token: token, alarms: "signal-loss-minutes = 10"), in: state)
-            let vigil = try BackgroundVigil(["run"] + VigilProcess.hci(controller)
-                + NetworkRig.connectTo(site, hosts: [NetworkRig.nightscoutHost]) + [
-                    "--config", config.path, "--state-dir", state.url.appendingPathComponent("state").path,
-                    "--events-json", "--log-level", "info", "--seconds", "\(180 * InteropEnvironment.capScale)"])
-            defer { vigil.stop() }
+            ], alarms: "signal-loss-minutes = 10", seconds: 180)
+            let (site, vigil) = (run.site, run.vigil)
+            let readingDate = try #require(run.served.first?.double("date"))
 
             let read = vigil.wait(upTo: .seconds(Int64(30 * InteropEnvironment.capScale))) {
                 !ReportedGlucose.all(in: vigil.events, device: Self.label).isEmpty
@@ -171,7 +132,7 @@ extension Interop {
                 #expect(age >= 599 && age <= 605, "signal loss raised \(age) s after the reading's time, due at 600 s")
             }
             #expect(vigil.stop() == 0, "\(vigil.summary)")
-            vigil.expectNoSecret([token])
+            vigil.expectNoSecret([run.token])
         }
 
         /// An alarm event raising `name` (or, for `signal-loss`, any device's).
@@ -182,6 +143,49 @@ extension Interop {
 
         static func tail(_ rig: Rig) -> String {
             ((try? rig.records()) ?? []).suffix(30).map { "\($0)" }.joined(separator: "\n")
+        }
+    }
+
+    /// A `vigil run` following a Nightscout site (labelled `FollowerInteropTests.label`) that
+    /// serves `entries` (the rig's `serve` command, `ageSeconds` dating each before now), with
+    /// the token of a subject that may read; everything is stopped at deinit.
+    final class NightscoutFollowerRun {
+        let controller: Rig
+        let site: Rig
+        let state: StateDirectory
+        let vigil: BackgroundVigil
+        let token: String
+        /// The documents as the site stored them (their `date` in ms).
+        let served: [JSONObject]
+
+        init(serving entries: [[String: Any]], alarms: String, seconds: Int) throws {
+            controller = try Rig.launch()
+            site = try NetworkRig.nightscout(tokens: ["vigil=readable"])
+            token = try #require(try site.info().object("tokens")?.string("vigil"))
+            served = try #require(try site.command(["serve": entries]).object("result")?.objects("served"))
+            state = try StateDirectory()
+            let config = try NetworkRig.writeSecretConfig(try NetworkRig.networkSection(site) + """
+                [face]
+                backend = "none"
+                [alarms]
+                \(alarms)
+                [[device]]
+                type = "nightscout"
+                url = "https://\(NetworkRig.nightscoutHost)"
+                token = "\(token)"
+                label = "\(FollowerInteropTests.label)"
+
+                """, in: state)
+            vigil = try BackgroundVigil(["run"] + VigilProcess.hci(controller)
+                + NetworkRig.connectTo(site, hosts: [NetworkRig.nightscoutHost]) + [
+                    "--config", config.path, "--state-dir", state.url.appendingPathComponent("state").path,
+                    "--events-json", "--log-level", "info", "--seconds", "\(seconds * InteropEnvironment.capScale)"])
+        }
+
+        deinit {
+            vigil.stop()
+            site.stop()
+            controller.stop()
         }
     }
 }
