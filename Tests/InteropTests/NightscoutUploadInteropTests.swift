@@ -34,7 +34,8 @@ extension Interop {
 
         /// One vigil run through every fault the server can show, each followed by normal
         /// service and the wait until everything Vigil reported so far is stored: the network
-        /// gone (connections refused) for three readings, a certificate from another root, 401
+        /// gone (connections refused) for three readings, a certificate from another root, for
+        /// another name and an expired one, 401
         /// (Nightscout's body), 503 (a host's error page), a server that accepts and never
         /// speaks (Vigil must give up by its own time-out), one that hangs up on the request,
         /// and one that stores the upload but whose answer is lost (Vigil sends it again; the
@@ -65,7 +66,10 @@ extension Interop {
 
             // Each failure, as the server saw Vigil meet it, then normal service again.
             let faults: [(mode: String, status: Int?, seen: (JSONObject) -> Bool)] = [
+                // TLS: a chain to another root, a certificate for another name, an expired one.
                 ("wrong-cert", nil, { $0.string("event") == "tls-failed" }),
+                ("wrong-name", nil, { $0.string("event") == "tls-failed" }),
+                ("expired", nil, { $0.string("event") == "tls-failed" }),
                 ("status", 401, { $0.string("event") == "response" && $0.int("status") == 401 }),
                 ("status", 503, { $0.string("event") == "response" && $0.int("status") == 503 }),
                 // Vigil's TLS time-out (10 s, docs/network.md) closes the connection.
