@@ -8,6 +8,7 @@ extension VigilConfiguration {
         ("log", ["level"]),
         ("export", ["serial", "usb"]),
         ("status", ["socket"]),
+        ("network", ["ca-file"]),
         ("face", faceKeys),
         ("alarms", alarmsKeys),
         ("web", webKeys),
@@ -61,6 +62,8 @@ struct SchemaReader {
                 if let table = sectionTable(entry) { config.export = readExport(table) }
             case "status":
                 if let table = sectionTable(entry) { config.status = readStatus(table) }
+            case "network":
+                if let table = sectionTable(entry) { config.network = readNetwork(table) }
             case "face":
                 if let table = sectionTable(entry) { config.face = readFace(table, at: entry.value.position) }
             case "alarms":
@@ -163,6 +166,15 @@ struct SchemaReader {
             status.socketPath = text.isEmpty ? nil : absolutePath(text, key: "socket", "[status]", at: value.position)
         }
         return status
+    }
+
+    private mutating func readNetwork(_ table: TOML.Table) -> VigilConfiguration.Network {
+        var network = VigilConfiguration.Network()
+        if let (text, value) = string("ca-file", in: table, "[network]"), !text.isEmpty {
+            network.caFile = text
+            network.caFilePosition = value.position
+        }
+        return network
     }
 
     private mutating func readLog(_ table: TOML.Table) -> VigilConfiguration.Log {

@@ -43,6 +43,13 @@ public struct Supervisor {
         public var retryInterval = Supervisor.saveRetryInterval
         /// The page and the Nightscout API on the home network (`[web]`); nil: off.
         public var website: Website.Configuration?
+        /// The HTTP client the upload and the followers share: its limits, its `User-Agent`
+        /// (`Vigil/<version>`), and shorter time-outs only in tests.
+        public var network: HTTP.Client.Configuration = {
+            var network = HTTP.Client.Configuration()
+            network.userAgent = "Vigil/" + VigilVersion.string
+            return network
+        }()
 
         public init() {}
     }
@@ -151,6 +158,7 @@ public struct Supervisor {
         self.driverStates = driverStates
         faceDeviceOpen = configuration.faceDeviceOpened
         history = configuration.historyPath == nil ? .none : .starting
+        httpClient = HTTP.Client(configuration: configuration.network)
         website = configuration.website.map { site in
             var site = site
             // Without the configuration's list, every device the appliance runs, type unknown.

@@ -27,6 +27,7 @@ struct ConfigCheckCommand: ParsableCommand {
         let configuration = try RunCommand.loadConfiguration(file)
         let (devices, _) = try RunCommand.devices(of: configuration, file: file)
         let web = try WebSetup.load(configuration, file: file)
+        let authorities = try NetworkSetup.load(configuration, file: file)
         let setup: FaceSetup
         do {
             setup = try configuration.face.setup()
@@ -46,6 +47,7 @@ struct ConfigCheckCommand: ParsableCommand {
         print("  face: \(face)")
         print("  state directory: \(configuration.storage.stateDirectory)")
         print("  web: " + (web.map { "\($0.scheme)://\($0.listen)/ (token in \($0.tokenPath))" } ?? "off (no [web] section)"))
+        print("  certificate authorities: " + NetworkSetup.summary(authorities))
         StandardOutput.flush()
     }
 }
