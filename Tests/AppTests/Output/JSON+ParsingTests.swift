@@ -23,7 +23,7 @@ import Testing
         ("1.", "a digit must follow the decimal point"), ("1e", "a digit must follow the exponent"),
         ("-", "a digit must follow '-'"), ("1e999", "a number out of range"), ("tru", "not a literal (true, false or null)"),
         ("\"a\u{01}\"", "a control character in a string must be escaped"), ("\"abc", "a string is not closed"),
-        (#""\x""#, "an unknown escape"), (#""\u12""#, "a \u escape needs four hexadecimal digits"),
+        (#""\x""#, "an unknown escape"), (#""\u12""#, #"a \u escape needs four hexadecimal digits"#),
         (#""\ud83d""#, "a high surrogate escape without its low surrogate"),
         (#""\ude00""#, "a low surrogate escape without its high surrogate"),
         ("[1] 2", "more after the value"), ("[1", "',' or ']' expected after an array's element"),
