@@ -82,10 +82,12 @@ public struct Follower: Sendable {
     public var nextDeadline: MonotonicInstant? { inFlight ? nil : nextAttempt }
 
     /// How often a reading is expected: the two newest readings' distance, kept between a
-    /// minute and five (a Libre uploads every minute, a Dexcom every five), or the service's.
+    /// minute and five (a Libre uploads every minute, a Dexcom every five), and never longer
+    /// than the service's own (LibreLinkUp's history holds a reading every 15 minutes, its
+    /// current reading changes every minute).
     public var readingInterval: Duration {
         guard let newest, let previous else { return service.defaultInterval }
-        return min(max(newest - previous, .seconds(60)), .seconds(300))
+        return min(max(newest - previous, .seconds(60)), service.defaultInterval)
     }
 
     /// The first request, at once.
