@@ -146,8 +146,11 @@ struct DexcomShareValuesDocument: Hashable, Sendable {
     }
 
     /// `Date(1764300000000)`, or with an offset after the digits (`Date(1764300000000-0500)`,
-    /// which `DT` carries): the milliseconds are UTC either way.
+    /// which `DT` carries): the milliseconds are UTC either way. Older answers wrap it in
+    /// slashes (`/Date(1426292039000)/`, share2nightscout-bridge's sample).
     static func milliseconds(_ text: String) -> Int64? {
+        var text = Substring(text)
+        if text.hasPrefix("/"), text.hasSuffix("/"), text.count >= 2 { text = text.dropFirst().dropLast() }
         guard text.hasPrefix("Date("), text.hasSuffix(")") else { return nil }
         let inner = text.dropFirst(5).dropLast()
         let digits = inner.prefix { $0.isASCII && $0.isNumber }

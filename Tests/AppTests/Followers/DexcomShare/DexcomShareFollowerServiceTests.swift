@@ -89,7 +89,7 @@ import Web
     }
 
     @Test(arguments: [("Date(1764300000000)", Int64(1_764_300_000_000)), ("Date(1764300000000-0500)", 1_764_300_000_000),
-                      ("Date(1764300000000+0100)", 1_764_300_000_000), ("Date()", nil), ("1764300000000", nil),
+                      ("Date(1764300000000+0100)", 1_764_300_000_000), ("/Date(1426292039000)/", 1_426_292_039_000), ("/Date(1)", nil), ("Date()", nil), ("1764300000000", nil),
                       ("Date(17643x)", nil), ("Date(1764300000000-05)", nil)])
     func readsTheDateForm(_ text: String, _ expected: Int64?) {
         #expect(DexcomShareValuesDocument.milliseconds(text) == expected)
