@@ -43,19 +43,18 @@ struct DexcomShareFollowerService: FollowerService {
 
     mutating func nextRequest(since: WallClockTime?, now: WallClockTime) -> HTTP.ClientRequest {
         let headers = [(name: "Content-Type", value: "application/json"), (name: "Accept", value: "application/json")]
+        /// A login step: who (by name or by account id), the password and the application.
+        func login(_ path: String, _ who: (String, String)) -> HTTP.ClientRequest {
+            let body = JSON.object([(who.0, .string(who.1)), ("password", .string(password)), ("applicationId", .string(server.applicationID))])
+            return HTTP.ClientRequest(method: .post, url: url(path), headers: headers, body: Array(body.rendered.utf8))
+        }
         guard let accountID else {
             asked = .account
-            let body = JSON.object([("accountName", .string(username)), ("password", .string(password)),
-                                    ("applicationId", .string(server.applicationID))])
-            return HTTP.ClientRequest(method: .post, url: url("General/AuthenticatePublisherAccount"), headers: headers,
-                                      body: Array(body.rendered.utf8))
+            return login("General/AuthenticatePublisherAccount", ("accountName", username))
         }
         guard let sessionID else {
             asked = .session
-            let body = JSON.object([("accountId", .string(accountID)), ("password", .string(password)),
-                                    ("applicationId", .string(server.applicationID))])
-            return HTTP.ClientRequest(method: .post, url: url("General/LoginPublisherAccountById"), headers: headers,
-                                      body: Array(body.rendered.utf8))
+            return login("General/LoginPublisherAccountById", ("accountId", accountID))
         }
         asked = .readings
         let after = since ?? (now - Follower.initialWindow)
