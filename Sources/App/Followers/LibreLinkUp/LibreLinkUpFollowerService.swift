@@ -82,7 +82,11 @@ struct LibreLinkUpFollowerService: FollowerService {
             endSession()
             return .sessionEnded
         }
-        guard response.status == 200 else { return .failed(response.unexpectedStatusLine) }
+        guard response.status == 200 else {
+            // A graph refused (404 for a patient no longer shared): choose again next time.
+            if asked == .graph { patientID = nil }
+            return .failed(response.unexpectedStatusLine)
+        }
         let document: JSON
         switch response.json(asked == .login ? "the login's answer" : asked == .connections ? "the connections" : "the graph") {
         case let .failure(error): return .failed(error.description)

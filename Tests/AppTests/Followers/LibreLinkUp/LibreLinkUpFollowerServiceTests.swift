@@ -55,6 +55,16 @@ import Web
         #expect(world.path == "/llu/connections/p-1/graph")
     }
 
+    @Test func aGraphNoLongerThereChoosesThePatientAgain() {
+        var world = FollowerHarness(Self.source)
+        world.answer(200, Self.login)
+        world.answer(200, Self.connections)
+        world.answer(404, "")
+        #expect(world.follower.link == .unreachable("the server answered HTTP 404"))
+        world.passToDeadline()
+        #expect(world.path == "/llu/connections")
+    }
+
     @Test func theTokenIsRenewedBeforeItExpires() {
         var world = FollowerHarness(Self.source)
         world.answer(200, Self.login.replacingExpiry(with: FollowerHarness.start.wall.secondsSinceEpoch + 200))
