@@ -45,7 +45,10 @@ struct SchemaReader {
     var errors: [ConfigurationError] = []
     var warnings: [ConfigurationError] = []
 
-    init(knownDeviceTypes: [String]) { self.knownDeviceTypes = knownDeviceTypes }
+    /// The follower types are always known: they are Vigil's own, not the transmitter registry's.
+    init(knownDeviceTypes: [String]) {
+        self.knownDeviceTypes = knownDeviceTypes + FollowerSource.typeNames.filter { !knownDeviceTypes.contains($0) }
+    }
 
     mutating func read(_ root: TOML.Table) -> VigilConfiguration {
         var config = VigilConfiguration()
@@ -229,7 +232,8 @@ struct SchemaReader {
             }
         }
         if let (text, _) = string("label", in: table, section), !text.isEmpty { device.label = text }
-        for entry in table.entries where !VigilConfiguration.deviceKeys.contains(entry.key) {
+        let followerKeys = Self.followerKeys[device.type] ?? []
+        for entry in table.entries where !VigilConfiguration.deviceKeys.contains(entry.key) && !followerKeys.contains(entry.key) {
             // The type validates its own keys later, but a near miss of a shared key is a typo
             // now: `adress` would otherwise be silently ignored and match every device.
             if let near = VigilConfiguration.deviceKeys.first(where: { isTypo(entry.key, of: $0) }) {
@@ -239,6 +243,7 @@ struct SchemaReader {
                 device.optionKeyPositions[entry.key] = entry.keyPosition
             }
         }
+        if FollowerSource.typeNames.contains(device.type) { readFollower(&device, table, at: position) }
         return errors.count == errorsBefore ? device : nil
     }
 

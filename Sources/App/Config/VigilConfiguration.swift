@@ -122,6 +122,9 @@ public struct VigilConfiguration: Equatable, Sendable {
         public var optionKeyPositions: [String: TOML.Position]
         /// Where the `[[device]]` header is.
         public var position: TOML.Position
+        /// A follower type's service and account (`nightscout`, `dexcom-share`, `librelinkup`):
+        /// its keys are read into this, not left in `options`.
+        public var follower: FollowerSource?
 
         public init(
             type: String, namePrefix: String? = nil, address: Address? = nil, pair: Bool = false,

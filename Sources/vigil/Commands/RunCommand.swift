@@ -127,6 +127,8 @@ struct RunCommand: ParsableCommand {
         setup.faceDeviceOpened = device != nil
         setup.serialExportConfigured = configuration.export.serialPort != nil
         setup.clockShiftAtStart = state.loadClockShift()
+        // Nightscout, Dexcom Share and LibreLinkUp sources (docs/followers.md).
+        setup.followers = configuration.followers
         setup.website = web.map { web in
             var website = Website.Configuration(token: web.token, isHTTPS: web.tls != nil)
             website.units = configuration.alarms.units

@@ -169,4 +169,5 @@ import Testing
         #expect(status.text.hasSuffix("history: not kept\nweb: serving https://0.0.0.0:8443/\n"))
         #expect(status.json.rendered.hasSuffix(#""web":{"serving":true,"url":"https://0.0.0.0:8443/"}}"#))
     }
+
 }
