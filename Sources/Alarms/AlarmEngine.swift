@@ -40,6 +40,11 @@ public struct AlarmEngine: Sendable {
     private var glucose: [GlucoseSample] = []
     /// When each device was last heard; a device heard once is watched from then on.
     var lastHeard: [DeviceID: MonotonicInstant] = [:]
+    /// Watched devices not heard since start: their `lastHeard` is the start, a grace of one
+    /// whole interval, which their first reading replaces even when it was measured before
+    /// the start (a follower's newest reading 9.5 minutes old is 30 s from signal loss, not 10
+    /// minutes; docs/followers.md).
+    var awaitingFirstReading: Set<DeviceID> = []
     /// Memory of the device rules (`AlarmEngine+DeviceRules.swift`); like the glucose window it
     /// is not persisted: after a restart, a sustained condition must be seen again in full.
     var deviceMemory = DeviceMemory()
@@ -50,6 +55,7 @@ public struct AlarmEngine: Sendable {
         self.configuration = configuration
         self.state = state
         for device in configuration.watchedDevices { lastHeard[device] = now }
+        awaitingFirstReading = Set(configuration.watchedDevices)
     }
 
     // MARK: Outputs
@@ -191,7 +197,7 @@ public struct AlarmEngine: Sendable {
     /// reading's own time).
     mutating func heard(_ device: DeviceID, measuredAt: MonotonicInstant, at now: MonotonicInstant) {
         let measured = min(measuredAt, now)
-        if let last = lastHeard[device], last >= measured { return }
+        if awaitingFirstReading.remove(device) == nil, let last = lastHeard[device], last >= measured { return }
         lastHeard[device] = measured
         if now - measured < configuration.signalLossAfter { clear(.signalLoss(device), at: now) }
     }

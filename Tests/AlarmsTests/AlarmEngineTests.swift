@@ -115,6 +115,22 @@ import Testing
         #expect(h.engine.activeAlarms.first { $0.kind == .signalLoss("dexcom") }?.isSounding == true)
     }
 
+    /// A watched device gets one whole interval from start; its first reading replaces that
+    /// grace even when measured before the start, as a followed server's newest reading is:
+    /// 9.5 minutes old at minute 0 makes signal loss due at 10.5, not at 20.
+    @Test func theFirstReadingAfterStartReplacesTheGraceEvenWhenOlder() {
+        var h = ScenarioHarness()
+        h.glucose(120, atMinute: 0, ageMinutes: 9.5)
+        h.advance(toMinute: 11)
+        #expect(h.timeline == ["10.5 signal-loss:dexcom raised medium"])
+        // A later, older reading no longer moves the timer back.
+        var g = ScenarioHarness()
+        g.glucose(120, atMinute: 1)
+        g.glucose(118, atMinute: 2, ageMinutes: 15)
+        g.advance(toMinute: 21.5)
+        #expect(g.timeline == ["21 signal-loss:dexcom raised medium"])
+    }
+
     @Test func signalLossThenBackfillNeverRaisesGlucoseFromStaleData() {
         var h = ScenarioHarness()
         for k in 0...2 { h.glucose(100, atMinute: Double(k * 5)) }
