@@ -90,7 +90,9 @@ struct RunCommand: ParsableCommand {
         let (devices, alarmDevices) = try Self.devices(of: configuration, file: config)
         let web = try WebSetup.load(configuration, file: config)
         let authorities = try NetworkSetup.load(configuration, file: config)
-        if devices.isEmpty { logger.log(.warning, "no [[device]] in \(config): Vigil will only keep the controller up") }
+        if devices.isEmpty && configuration.followers.isEmpty {
+            logger.log(.warning, "no [[device]] in \(config): Vigil will only keep the controller up")
+        }
         let driverStates = state.loadDriverStates()
         let appliance = Appliance(devices: devices, remembered: state.loadRemembered(), activeScan: configuration.bluetooth.scan != .passive,
                                   driverStates: driverStates)
