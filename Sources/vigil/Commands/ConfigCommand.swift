@@ -45,6 +45,7 @@ struct ConfigCheckCommand: ParsableCommand {
         print("  devices: \(devices.count)" + (configuration.devices.isEmpty ? "" : " (" + configuration.devices.map { "\($0.displayName) (\($0.type))" }.joined(separator: ", ") + ")"))
         print("  face: \(face)")
         print("  state directory: \(configuration.storage.stateDirectory)")
+        print("  nightscout: " + (configuration.nightscout.map { "upload to \($0)" } ?? "off (no [nightscout] section)"))
         print("  web: " + (web.map { "\($0.scheme)://\($0.listen)/ (token in \($0.tokenPath))" } ?? "off (no [web] section)"))
         StandardOutput.flush()
     }

@@ -199,11 +199,25 @@ struct RunCommand: ParsableCommand {
             StandardError.write("\(path):\(line): not valid UTF-8: save the file as UTF-8")
             throw ExitCode(78)
         }
+        let configuration: VigilConfiguration
         do {
-            return try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterCatalog.builtIn.names)
+            configuration = try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterCatalog.builtIn.names)
         } catch {
             for problem in error.errors { StandardError.write(problem.formatted(file: path)) }
             throw ExitCode(78)
         }
+        // A secret in a file every user may read is no secret (docs/network.md "Configuration").
+        if !configuration.secretsHeld.isEmpty {
+            do {
+                if let problem = configuration.secretFileProblem(mode: try FileSystem.permissions(path: path)) {
+                    StandardError.write("\(path): \(problem)")
+                    throw ExitCode(78)
+                }
+            } catch let error as PlatformError {
+                StandardError.write("vigil: cannot read the configuration's permissions: \(error)")
+                throw ExitCode(78)
+            }
+        }
+        return configuration
     }
 }
