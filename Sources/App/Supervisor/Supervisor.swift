@@ -139,6 +139,10 @@ public struct Supervisor {
     /// Closes at once any socket accepted while the page is off (it has room for none).
     var webOff = HTTP.Server(configuration: HTTP.Server.Configuration(maximumConnections: 0, maximumRefusing: 0))
 
+    // The network (Supervisor+Network): the HTTP client the upload and the followers share.
+    var httpClient = HTTP.Client()
+    var exchangePurposes: [HTTP.ExchangeID: NetworkPurpose] = [:]
+
     public init(appliance: Appliance, face: ApplianceFace<ApplianceAlarms>?, configuration: Configuration,
                 driverStates: [DeviceID: [String: String]] = [:]) {
         self.appliance = appliance
@@ -184,7 +188,7 @@ public struct Supervisor {
         return earliest(appliance.nextDeadline, face?.nextDeadline, face == nil ? nil : nextClockCheck,
                         face == nil ? nil : nextFaceOpen, nextSaveRetry, reopening, prune,
                         configuration.watchdogInterval.map { _ in nextWatchdog ?? .zero },  // the first feed: due at once
-                        website?.server.nextDeadline)
+                        website?.server.nextDeadline, httpClient.nextDeadline)
     }
 
     // MARK: The host
@@ -224,6 +228,7 @@ public struct Supervisor {
         }
         report(at: now)
         advanceWeb(at: now)
+        advanceNetwork(at: now)
     }
 
     /// The turn's work is done: failed saves retried, the clock watched, the history's one
@@ -288,6 +293,8 @@ public struct Supervisor {
         case let .recentGlucose(readings):
             website?.recent.add(readings, wallNow: now.wall)
             website?.stateChanged = true
+        case let .http(event):
+            network(event, at: now)
         case let .notifyFailed(error):
             // systemd gone is worth a line, not one per watchdog tick.
             if !notifyFailureLogged { log(.warning, "systemd notification: \(error)") }

@@ -3,6 +3,7 @@ import Clocks
 import Host
 import Readings
 import Transmitters
+import Web
 
 extension Supervisor {
     /// What the runner does for the supervisor, in order. Each that can fail is answered with
@@ -58,6 +59,8 @@ extension Supervisor {
         /// page's chart and the Nightscout API after a restart; answered with `recentGlucose`
         /// (a few thousand rows at most: read in place).
         case loadRecentGlucose(since: WallClockTime)
+        /// The HTTP client's connection work (docs/network.md): answered with `Input.http`.
+        case http(HTTP.Client.Action)
     }
 
     /// A state file, with what it is to hold.

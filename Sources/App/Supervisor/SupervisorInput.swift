@@ -1,6 +1,7 @@
 import Alarms
 import Clocks
 import Readings
+import Web
 
 extension Supervisor {
     /// What the runner tells the supervisor besides the host's events: the results of the
@@ -34,6 +35,8 @@ extension Supervisor {
         case webReportEnded(WebReportResult)
         /// `loadRecentGlucose` done: the rows found (none when the history could not be read).
         case recentGlucose([RecordedReading])
+        /// How an HTTP exchange's connection went (docs/network.md).
+        case http(HTTP.Client.Event)
         /// The run stops: what waits is written, or said lost.
         case exiting
     }

@@ -251,6 +251,8 @@ struct ApplianceSession: HostSession {
             supervisor.receive(.recentGlucose(history.recentGlucose(since: since)), at: now)
         case .webShutdownWrite, .webClose:
             webServer?.perform(action)
+        case .http:
+            break  // Skeleton: the network runner (Sources/vigil/Network) performs these.
         }
     }
 }

@@ -7,6 +7,7 @@ import Readings
 import Simulator
 import Testing
 import Transmitters
+import Web
 
 /// The supervisor run as `vigil run` runs it, on a virtual clock: a simulated controller with a
 /// BTHome thermometer (a reading every 3 s), and storage whose failures the test scripts. Every
@@ -177,6 +178,9 @@ struct SupervisorWorld {
         tell(answerOpening())
     }
 
+    /// The HTTP client's connection work, in order: a test answers it with `Input.http`.
+    var httpActions: [HTTP.Client.Action] = []
+
     // MARK: Performing
 
     mutating func perform() {
@@ -262,6 +266,8 @@ struct SupervisorWorld {
                 if case let .readings(readings, _) = record { readings.filter { $0.wallTime >= since } } else { [] }
             }
             supervisor.receive(.recentGlucose(found + web.storedGlucose), at: clocks)
+        case let .http(action):
+            httpActions.append(action)
         }
     }
 
