@@ -1,3 +1,5 @@
+import Web
+
 extension VigilConfiguration {
     /// The `[nightscout]` keys, in the order the packaged file lists them.
     public static let nightscoutKeys = ["url", "api-secret", "token"]
@@ -8,11 +10,8 @@ extension SchemaReader {
     mutating func readNightscout(_ table: TOML.Table, at sectionPosition: TOML.Position) -> VigilConfiguration.Nightscout? {
         let section = "[nightscout]"
         let errorsBefore = errors.count
-        var site: VigilConfiguration.Nightscout.Site?
-        var url = ""
+        var site: HTTP.URL?
         if let (text, value) = string("url", in: table, section) {
-            url = text
-            while url.hasSuffix("/") { url.removeLast() }
             do throws(VigilConfiguration.Nightscout.URLProblem) {
                 site = try VigilConfiguration.Nightscout.site(parsing: text)
             } catch {
@@ -37,7 +36,7 @@ extension SchemaReader {
             break
         }
         guard errors.count == errorsBefore, let site else { return nil }
-        return VigilConfiguration.Nightscout(url: url, site: site, apiSecret: secret?.0, token: token?.0)
+        return VigilConfiguration.Nightscout(url: site, apiSecret: secret?.0, token: token?.0)
     }
 
     /// A credential: at least 12 printable ASCII characters without spaces, as Nightscout

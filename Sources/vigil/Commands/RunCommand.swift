@@ -123,6 +123,10 @@ struct RunCommand: ParsableCommand {
             website.devices = configuration.devices.map { .init(id: DeviceID($0.displayName), kind: $0.type) }
             return website
         }
+        if let nightscout = configuration.nightscout, let credential = nightscout.credential {
+            setup.upload = Nightscout.Uploader.Configuration(site: nightscout.url, credential: credential, utcOffset: configuration.alarms.utcOffset)
+            setup.uploadSeed = SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) }
+        }
         let retry = retryInterval.flatMap { $0 > 0 ? Duration.milliseconds(Int64($0 * 1000)) : nil }
         if let retry { setup.retryInterval = retry }
         var session = ApplianceSession(supervisor: Supervisor(appliance: appliance, face: face, configuration: setup, driverStates: driverStates),
@@ -139,6 +143,7 @@ struct RunCommand: ParsableCommand {
         }
         session.history.path = setup.historyPath ?? ""
         session.history.rowLimit = setup.historyRowLimit
+        session.history.uploadTargets = setup.upload == nil ? [] : [Nightscout.Uploader.Configuration.target]
         if let historyOpenDelay, historyOpenDelay > 0 { session.history.openDelay = .milliseconds(Int64(historyOpenDelay * 1000)) }
         if let path = statusSocket.map({ $0.isEmpty ? nil : $0 }) ?? configuration.status.socketPath {
             let board = StatusBoard(version: VigilVersion.string, startedAt: now,

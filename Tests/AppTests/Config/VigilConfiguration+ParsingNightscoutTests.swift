@@ -1,5 +1,6 @@
 import App
 import Testing
+import Web
 
 /// `[nightscout]`: the site to upload to and one credential (docs/nightscout-upload.md).
 @Suite struct VigilConfigurationParsingNightscoutTests {
@@ -16,15 +17,15 @@ import Testing
 
     @Test func theSiteAndTheSecret() throws {
         let nightscout = try #require(try parse("[nightscout]\nurl = \"https://Ns.Example.org/care/\"\napi-secret = \"\(Self.secret)\"\n").nightscout)
-        #expect(nightscout.url == "https://Ns.Example.org/care")
-        #expect(nightscout.site == .init(https: true, host: "ns.example.org", port: 443, path: "/care"))
+        #expect(nightscout.url == HTTP.URL(scheme: .https, host: "ns.example.org", target: "/care"))
+        #expect(nightscout.url.appending("/api/v1/entries").target == "/care/api/v1/entries")
         #expect(nightscout.apiSecret == Self.secret && nightscout.token == nil)
         guard case .apiSecret? = nightscout.credential else {
             Issue.record("no secret")
             return
         }
         let token = try #require(try parse("[nightscout]\nurl = \"http://127.0.0.1:1337\"\ntoken = \"vigil-1a2b3c4d5e6f\"\n").nightscout)
-        #expect(token.site == .init(https: false, host: "127.0.0.1", port: 1337, path: ""))
+        #expect(token.url == HTTP.URL(scheme: .http, host: "127.0.0.1", port: 1337, target: "/"))
         #expect(token.token == "vigil-1a2b3c4d5e6f")
     }
 
@@ -34,15 +35,15 @@ import Testing
     ] as [(String, Bool, String, Int)])
     func sites(text: String, https: Bool, host: String, port: Int) throws {
         let site = try VigilConfiguration.Nightscout.site(parsing: text)
-        #expect(site.https == https && site.host == host && site.port == port && site.path == "")
+        #expect(site == HTTP.URL(scheme: https ? .https : .http, host: host, port: UInt16(port), target: "/"))
     }
 
     @Test(arguments: [
         ("[nightscout]\nurl = \"http://ns.example.org\"\napi-secret = \"\(secret)\"\n", "2:7", "must be https"),
-        ("[nightscout]\nurl = \"ns.example.org\"\napi-secret = \"\(secret)\"\n", "2:7", "must be the site's address"),
+        ("[nightscout]\nurl = \"ns.example.org\"\napi-secret = \"\(secret)\"\n", "2:7", "not an absolute URL"),
         ("[nightscout]\nurl = \"https://ns.example.org/?x=1\"\napi-secret = \"\(secret)\"\n", "2:7", "without a query"),
-        ("[nightscout]\nurl = \"https://me:pw@ns.example.org\"\napi-secret = \"\(secret)\"\n", "2:7", "user name or password"),
-        ("[nightscout]\nurl = \"https://ns.example.org:0\"\napi-secret = \"\(secret)\"\n", "2:7", "port that is not 1 to 65535"),
+        ("[nightscout]\nurl = \"https://me:pw@ns.example.org\"\napi-secret = \"\(secret)\"\n", "2:7", "user information"),
+        ("[nightscout]\nurl = \"https://ns.example.org:0\"\napi-secret = \"\(secret)\"\n", "2:7", "is not a port (1-65535)"),
         ("[nightscout]\napi-secret = \"\(secret)\"\n", "1:1", "missing required key \"url\""),
         ("[nightscout]\nurl = \"https://ns.example.org\"\n", "1:1", "add api-secret (the site's API_SECRET) or token"),
         ("[nightscout]\nurl = \"https://ns.example.org\"\napi-secret = \"\(secret)\"\ntoken = \"vigil-1a2b3c4d5e6f\"\n", "4:9", "either api-secret or token, not both"),
@@ -77,7 +78,7 @@ import Testing
         for text in ["\(configuration)", dumped, "\(configuration.nightscout!)", "\(configuration.nightscout!.credential!)"] {
             #expect(!text.contains(Self.secret))
         }
-        #expect("\(configuration.nightscout!)" == "Nightscout at https://ns.example.org with the API secret")
+        #expect("\(configuration.nightscout!)" == "Nightscout at https://ns.example.org/ with the API secret")
     }
 
     /// A file holding any secret, in [nightscout] or in a follower's [[device]], must give

@@ -178,10 +178,21 @@ struct SupervisorWorld {
         tell(answerOpening())
     }
 
+    /// The history's upload queue, as its triggers fill it: glucose, meter and battery rows.
+    var uploadQueue: [UploadQueue.Item] = []
+
     /// The HTTP client's connection work, in order: a test answers it with `Input.http`.
     var httpActions: [HTTP.Client.Action] = []
 
     // MARK: Performing
+
+    mutating func queueForUpload(_ records: [HistoryRecord]) {
+        for case let .readings(readings, _) in records {
+            for reading in readings where [.glucose, .meterGlucose, .battery].contains(reading.kind) {
+                uploadQueue.append(UploadQueue.Item(id: UploadQueue.ItemID(source: .reading, row: Int64(uploadQueue.count + 1)), content: .reading(reading)))
+            }
+        }
+    }
 
     mutating func perform() {
         while true {
@@ -216,6 +227,7 @@ struct SupervisorWorld {
                 supervisor.receive(.historyCommitFailed("database is locked", pending: rows, droppedTotal: droppedTotal), at: clocks)
             } else {
                 written += pending
+                queueForUpload(pending)
                 pending = []
                 supervisor.receive(.historyCommitted(droppedTotal: droppedTotal), at: clocks)
             }
@@ -241,6 +253,14 @@ struct SupervisorWorld {
                 attemptRunning = nil
                 supervisor.receive(answerOpening(), at: clocks)
             }
+        case let .loadUploadBatch(_, limit):
+            let status = UploadQueue.Status(queued: uploadQueue.count, oldest: uploadQueue.first.flatMap { item in
+                if case let .reading(reading) = item.content { reading.wallTime } else { nil }
+            })
+            supervisor.receive(.uploadBatchLoaded(.success(UploadQueue.Batch(items: Array(uploadQueue.prefix(limit)), status: status))), at: clocks)
+        case let .acknowledgeUploads(_, ids, _):
+            uploadQueue.removeAll { ids.contains($0.id) }
+            supervisor.receive(.uploadsAcknowledged(failure: nil), at: clocks)
         case .startSerialExport, .dropStartupCode, .stopUSBExport:
             break
         case let .notify(fields):

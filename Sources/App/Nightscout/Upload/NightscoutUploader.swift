@@ -1,6 +1,7 @@
 import Clocks
 import Host
 import Readings
+import Web
 
 extension Nightscout {
     /// Sends the history's upload queue to a Nightscout site, sans-IO (docs/nightscout-upload.md).
@@ -13,8 +14,8 @@ extension Nightscout {
     /// memory, is what is still to send.
     public struct Uploader {
         public struct Configuration: Sendable {
-            /// The site URL's path ("" or "/ns"), without a final "/".
-            public var basePath: String
+            /// The site; its path ("/" or "/ns") is where `/api/v1` goes.
+            public var site: HTTP.URL
             public var credential: UploadCredential
             /// The offset written in `dateString`, `created_at` and `utcOffset`.
             public var utcOffset: Duration
@@ -23,8 +24,8 @@ extension Nightscout {
             /// The queue's name in the history.
             public static let target = "nightscout"
 
-            public init(basePath: String, credential: UploadCredential, utcOffset: Duration) {
-                self.basePath = basePath
+            public init(site: HTTP.URL, credential: UploadCredential, utcOffset: Duration) {
+                self.site = site
                 self.credential = credential
                 self.utcOffset = utcOffset
             }
@@ -42,10 +43,17 @@ extension Nightscout {
         }
 
         /// How an exchange ended, as the uploader needs it: the status code, or the client's
-        /// line for a failure (which never holds the target or a secret).
+        /// line for a failure (which never holds the target or a secret). Bodies are not kept.
         public enum Outcome: Sendable, Equatable {
             case answered(status: Int)
             case failed(String)
+
+            public init(_ result: Result<HTTP.ClientResponse, HTTP.ClientFailure>) {
+                switch result {
+                case let .success(response): self = .answered(status: response.status)
+                case let .failure(failure): self = .failed(failure.description)
+                }
+            }
         }
 
         enum State {
@@ -129,7 +137,7 @@ extension Nightscout {
                 return loadIfMoreQueued()
             }
             batchWasFull = batch.items.count >= limit
-            let plan = UploadPlan(batch.items, basePath: configuration.basePath, credential: configuration.credential,
+            let plan = UploadPlan(batch.items, site: configuration.site, credential: configuration.credential,
                                   utcOffset: configuration.utcOffset)
             if !plan.skipped.isEmpty {
                 for (_, reason) in plan.skipped { actions.append(.log(.warning, "nightscout: " + reason)) }

@@ -1,6 +1,7 @@
 import Clocks
 import Crypto
 import Readings
+import Web
 
 extension Nightscout {
     /// How Vigil proves to a Nightscout site that it may write (docs/nightscout-upload.md
@@ -27,38 +28,33 @@ extension Nightscout {
         }
     }
 
-    /// One POST the uploader sends: where on the site, with what, and which queued rows it
-    /// acknowledges when the site accepts it. The runner joins `target` to the site's scheme,
-    /// host and port.
+    /// One POST the uploader sends, and which queued rows it acknowledges when the site
+    /// accepts it.
     public struct UploadRequest: Sendable {
         public enum Collection: String, Sendable {
             case entries, treatments, devicestatus
         }
 
         public var collection: Collection
-        /// Path and query: the site's path, `/api/v1/<collection>`, and `?token=` with a token.
-        /// It may hold the token: never log it (`collection` names the request in a log line).
-        public var target: String
-        public var headers: [(name: String, value: String)]
-        public var body: [UInt8]
+        /// Its target may hold the token: never log it (`collection` names the request in a line).
+        public var request: HTTP.ClientRequest
         public var acknowledges: [UploadQueue.ItemID]
 
-        /// The POST of `documents` (a JSON array) to `collection` of the site at `basePath`.
+        /// The POST of `documents` (a JSON array) to `collection` of `site`.
         init(_ collection: Collection, documents: [[(String, JSON)]], acknowledges: [UploadQueue.ItemID],
-             basePath: String, credential: UploadCredential) {
+             site: HTTP.URL, credential: UploadCredential) {
             self.collection = collection
             self.acknowledges = acknowledges
-            var target = basePath + "/api/v1/" + collection.rawValue
-            headers = [("Content-Type", "application/json"), ("Accept", "application/json")]
+            var url = site.appending("/api/v1/" + collection.rawValue)
+            var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
             switch credential {
             case let .apiSecret(hex): headers.append(("api-secret", hex))
-            case let .token(token): target += "?token=" + Self.percentEncoded(token)
+            case let .token(token): url.target += "?token=" + Self.percentEncoded(token)
             }
-            self.target = target
             // Device status is one record per POST: older Nightscout stores the body as one
             // document (`lib/server/devicestatus.js` inserts it as it came).
             let json: JSON = collection == .devicestatus && documents.count == 1 ? .object(documents[0]) : .array(documents.map(JSON.object))
-            body = Array(json.rendered.utf8)
+            request = HTTP.ClientRequest(method: .post, url: url, headers: headers, body: Array(json.rendered.utf8))
         }
 
         /// `text` with every byte outside RFC 3986's unreserved set percent-encoded.
@@ -87,7 +83,7 @@ extension Nightscout {
         /// Rows acknowledged without sending, each with the log line that says why.
         var skipped: [(id: UploadQueue.ItemID, reason: String)] = []
 
-        init(_ items: [UploadQueue.Item], basePath: String, credential: UploadCredential, utcOffset: Duration) {
+        init(_ items: [UploadQueue.Item], site: HTTP.URL, credential: UploadCredential, utcOffset: Duration) {
             let offsetMinutes = ISO8601.offsetMinutes(utcOffset)
             func local(_ time: WallClockTime) -> String { ISO8601.string(time, utcOffset: utcOffset, alwaysMilliseconds: true) }
             var entries: [[(String, JSON)]] = [], entryIDs: [UploadQueue.ItemID] = []
@@ -124,15 +120,15 @@ extension Nightscout {
                 }
             }
             if !entries.isEmpty {
-                requests.append(UploadRequest(.entries, documents: entries, acknowledges: entryIDs, basePath: basePath, credential: credential))
+                requests.append(UploadRequest(.entries, documents: entries, acknowledges: entryIDs, site: site, credential: credential))
             }
             if !treatments.isEmpty {
-                requests.append(UploadRequest(.treatments, documents: treatments, acknowledges: treatmentIDs, basePath: basePath, credential: credential))
+                requests.append(UploadRequest(.treatments, documents: treatments, acknowledges: treatmentIDs, site: site, credential: credential))
             }
             for device in batteryOrder {
                 guard let (id, reading) = batteries[device], case let .battery(level) = reading.value else { continue }
                 let document = DeviceStatuses.fields(device: device, battery: level, createdAt: local(reading.wallTime), utcOffsetMinutes: offsetMinutes)
-                requests.append(UploadRequest(.devicestatus, documents: [document], acknowledges: [id], basePath: basePath, credential: credential))
+                requests.append(UploadRequest(.devicestatus, documents: [document], acknowledges: [id], site: site, credential: credential))
             }
         }
     }

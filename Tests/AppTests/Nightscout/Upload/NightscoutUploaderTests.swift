@@ -2,6 +2,7 @@ import Clocks
 import Host
 import Readings
 import Testing
+import Web
 @testable import App
 
 /// The uploader on a virtual clock against a scripted site and an in-memory queue that
@@ -26,8 +27,9 @@ import Testing
         var logs: [(level: Host.LogLevel, text: String)] = []
         var nextRow: Int64 = 1
 
-        init(credential: Nightscout.UploadCredential = .apiSecret(NightscoutUploaderTests.secret), seed: UInt64 = 7, basePath: String = "") {
-            uploader = Nightscout.Uploader(configuration: .init(basePath: basePath, credential: credential, utcOffset: .seconds(3600)), seed: seed)
+        init(credential: Nightscout.UploadCredential = .apiSecret(NightscoutUploaderTests.secret), seed: UInt64 = 7,
+             site: HTTP.URL = HTTP.URL(scheme: .https, host: "ns.example.org")) {
+            uploader = Nightscout.Uploader(configuration: .init(site: site, credential: credential, utcOffset: .seconds(3600)), seed: seed)
         }
 
         mutating func queue(_ readings: [RecordedReading]) {
@@ -100,7 +102,7 @@ import Testing
         }
 
         static func dates(in request: Nightscout.UploadRequest) -> [Int64] {
-            let text = String(decoding: request.body, as: UTF8.self)
+            let text = String(decoding: request.request.body, as: UTF8.self)
             return text.split(separator: "\"date\":").dropFirst().map { Int64($0.prefix { $0.isNumber }) ?? -1 }
         }
     }
@@ -134,18 +136,19 @@ import Testing
     }
 
     @Test func anEntryHasNightscoutsFieldsAndTheSecretsSHA1() throws {
-        var world = World(basePath: "/ns")
+        var world = World(site: HTTP.URL(scheme: .https, host: "ns.example.org", target: "/ns/"))
         world.queue([Self.glucose(38, minutes: 0)])
         world.start()
         let request = try #require(world.sent.first?.request)
-        #expect(request.target == "/ns/api/v1/entries")
+        #expect(request.request.url.description == "https://ns.example.org/ns/api/v1/entries")
+        #expect(request.request.method == .post)
         // SHA-1("correct-horse-battery"), lowercase hex.
-        let secretHeader = try #require(request.headers.first { $0.name == "api-secret" }?.value)
+        let secretHeader = try #require(request.request.headers.first { $0.name == "api-secret" }?.value)
         #expect(secretHeader.count == 40)
         #expect(secretHeader == secretHeader.lowercased())
         guard case let .apiSecret(hex) = Nightscout.UploadCredential.apiSecret(Self.secret) else { return }
         #expect(secretHeader == hex)
-        let body = String(decoding: request.body, as: UTF8.self)
+        let body = String(decoding: request.request.body, as: UTF8.self)
         let id = Nightscout.DocumentID.of(Self.glucose(38, minutes: 0), in: "entries")
         #expect(body == #"[{"type":"sgv","sgv":39,"date":1795341600000,"dateString":"2026-11-22T11:00:00.000+01:00","direction":"Flat","#
             + #""device":"vigil-dexcom","utcOffset":60,"identifier":"\#(id)"}]"#)
@@ -165,8 +168,8 @@ import Testing
         world.queue([Self.glucose(120, minutes: 0)])
         world.start()
         let request = try #require(world.sent.first?.request)
-        #expect(request.target == "/api/v1/entries?token=vigil-uploader-1a2b3c4d%26x%3Dy")
-        #expect(!request.headers.contains { $0.name.lowercased() == "api-secret" || $0.name.lowercased() == "authorization" })
+        #expect(request.request.url.target == "/api/v1/entries?token=vigil-uploader-1a2b3c4d%26x%3Dy")
+        #expect(!request.request.headers.contains { $0.name.lowercased() == "api-secret" || $0.name.lowercased() == "authorization" })
     }
 
     @Test func calibrationsAreBGChecksAndOnlyTheNewestBatteryOfADeviceIsSent() throws {
@@ -182,14 +185,14 @@ import Testing
         world.start()
         #expect(world.queue.isEmpty, "every row sent or said")
         #expect(world.sent.map(\.request.collection) == [.entries, .treatments, .devicestatus])
-        let entries = String(decoding: world.sent[0].request.body, as: UTF8.self)
+        let entries = String(decoding: world.sent[0].request.request.body, as: UTF8.self)
         #expect(entries.hasPrefix(#"[{"type":"mbg","mbg":104,"#))
-        let treatments = String(decoding: world.sent[1].request.body, as: UTF8.self)
+        let treatments = String(decoding: world.sent[1].request.request.body, as: UTF8.self)
         let id = Nightscout.DocumentID.make(["treatments", "calibration", "dexcom", String(calibration.wallTime.microsecondsSinceEpoch)])
         #expect(treatments == #"[{"_id":"\#(id)","eventType":"BG Check","created_at":"2026-11-22T11:01:00.000+01:00","glucose":104,"#
             + #""glucoseType":"Finger","units":"mg/dl","enteredBy":"vigil-dexcom","notes":"calibration of dexcom","utcOffset":60,"#
             + #""identifier":"\#(id)"}]"#)
-        let status = String(decoding: world.sent[2].request.body, as: UTF8.self)
+        let status = String(decoding: world.sent[2].request.request.body, as: UTF8.self)
         #expect(status == #"{"device":"vigil-bubble","created_at":"2026-11-22T11:05:00.000+01:00","uploader":{"battery":80},"utcOffset":60}"#,
                 "one object, no _id: Nightscout inserts device status as sent")
         let warnings = world.logs.filter { $0.level == .warning }.map(\.text)
