@@ -180,6 +180,10 @@ struct SupervisorWorld {
 
     /// The history's upload queue, as its triggers fill it: glucose, meter and battery rows.
     var uploadQueue: [UploadQueue.Item] = []
+    /// Batches the uploader asked for; while `holdUploadLoads`, they are left unanswered for
+    /// the test to answer.
+    var uploadLoads = 0
+    var holdUploadLoads = false
 
     /// The HTTP client's connection work, in order: a test answers it with `Input.http`.
     var httpActions: [HTTP.Client.Action] = []
@@ -254,6 +258,8 @@ struct SupervisorWorld {
                 supervisor.receive(answerOpening(), at: clocks)
             }
         case let .loadUploadBatch(_, limit):
+            uploadLoads += 1
+            if holdUploadLoads { return }
             let status = UploadQueue.Status(queued: uploadQueue.count, oldest: uploadQueue.first.flatMap { item in
                 if case let .reading(reading) = item.content { reading.wallTime } else { nil }
             })
