@@ -153,6 +153,8 @@ public struct Supervisor {
     var uploadStarted = false
     /// Rows the queue takes were recorded since the last commit.
     var uploadQueueGrowing = false
+    /// Each device's battery level last recorded in this run (with the upload on).
+    var batteryRecorded: [DeviceID: Percent] = [:]
 
     public init(appliance: Appliance, face: ApplianceFace<ApplianceAlarms>?, configuration: Configuration,
                 driverStates: [DeviceID: [String: String]] = [:]) {
