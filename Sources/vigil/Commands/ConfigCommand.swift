@@ -25,6 +25,7 @@ struct ConfigCheckCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try RunCommand.loadConfiguration(file)
+        try RunCommand.refuseExposedSecrets(configuration, file: file)
         let (devices, _) = try RunCommand.devices(of: configuration, file: file)
         let web = try WebSetup.load(configuration, file: file)
         let setup: FaceSetup

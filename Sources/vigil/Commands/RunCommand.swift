@@ -66,6 +66,7 @@ struct RunCommand: ParsableCommand {
 
     private func runAppliance() throws {
         let configuration = try Self.loadConfiguration(config)
+        try Self.refuseExposedSecrets(configuration, file: config)
         let level = Logger.level(named: logLevel ?? configuration.log.level.rawValue) ?? .info
         let logger = Logger(minimum: level)
         logger.writeOnItsOwnThread()
@@ -211,18 +212,23 @@ struct RunCommand: ParsableCommand {
             for problem in error.errors { StandardError.write(problem.formatted(file: path)) }
             throw ExitCode(78)
         }
-        // A secret in a file every user may read is no secret (docs/network.md "Configuration").
-        if !configuration.secretsHeld.isEmpty {
-            do {
-                if let problem = configuration.secretFileProblem(mode: try FileSystem.permissions(path: path)) {
-                    StandardError.write("\(path): \(problem)")
-                    throw ExitCode(78)
-                }
-            } catch let error as PlatformError {
-                StandardError.write("vigil: cannot read the configuration's permissions: \(error)")
-                throw ExitCode(78)
-            }
-        }
         return configuration
+    }
+
+    /// A secret in a file every user may read is no secret (docs/network.md "Configuration"):
+    /// `vigil run` and `vigil config check` refuse such a file (exit 78).
+    static func refuseExposedSecrets(_ configuration: VigilConfiguration, file path: String) throws {
+        guard !configuration.secretsHeld.isEmpty else { return }
+        let mode: UInt32
+        do {
+            mode = try FileSystem.permissions(path: path)
+        } catch {
+            StandardError.write("vigil: cannot read the configuration's permissions: \(error)")
+            throw ExitCode(78)
+        }
+        if let problem = configuration.secretFileProblem(mode: mode) {
+            StandardError.write("\(path): \(problem)")
+            throw ExitCode(78)
+        }
     }
 }

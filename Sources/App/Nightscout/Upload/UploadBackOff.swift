@@ -1,8 +1,10 @@
+import Simulator
+
 extension Nightscout {
     /// How long the uploader waits after a failure: 30 s doubling to 10 minutes, each wait
     /// drawn between half and all of that (docs/nightscout-upload.md "Back-off"). The jitter
     /// keeps a house of appliances that lost the same network from coming back in step; it
-    /// comes from a generator seeded by the runner at start, so a test replays it exactly.
+    /// comes from a `SplitMix64` seeded by the runner at start, so a test replays it exactly.
     public struct UploadBackOff: Sendable {
         public static let first = Duration.seconds(30)
         public static let longest = Duration.seconds(600)
@@ -34,22 +36,6 @@ extension Nightscout {
             let milliseconds = ceiling.nanosecondsClamped / 1_000_000
             let half = milliseconds / 2
             return .milliseconds(half + Int64(random.next() % UInt64(half + 1)))
-        }
-    }
-
-    /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
-    /// OOPSLA 2014): a few lines, a full period of 2^64, enough for jitter. Not for secrets.
-    struct SplitMix64: RandomNumberGenerator, Sendable {
-        private var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }
