@@ -3,6 +3,7 @@
 #include "CLibCrypto.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,10 +12,11 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 struct vigil_tls_context {
     SSL_CTX *ctx;
-    X509 *certificate;
+    X509 *certificate;  // the server's own; NULL in a client's context
 };
 
 struct vigil_tls_session {
@@ -113,9 +115,70 @@ void vigil_tls_context_free(vigil_tls_context *context) {
     free(context);
 }
 
+vigil_tls_context *vigil_tls_client_context_new(const uint8_t *authorities, size_t authorities_length,
+                                                size_t *loaded, char *reason, size_t reason_capacity) {
+    init();
+    if (loaded != NULL) *loaded = 0;
+    if (authorities_length > INT_MAX) {
+        vigil_openssl_reason(reason, reason_capacity, "the CA file is too large");
+        return NULL;
+    }
+    vigil_tls_context *context = calloc(1, sizeof *context);
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    BIO *bundle = BIO_new_mem_buf(authorities, (int)authorities_length);
+    const char *failure = NULL;
+    size_t count = 0;
+    if (context == NULL || ctx == NULL || bundle == NULL) {
+        failure = "out of memory";
+        goto done;
+    }
+    context->ctx = ctx;
+    if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) { failure = "cannot set TLS 1.2 as the minimum"; goto done; }
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
+    SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+    // Every connection is fresh (docs/http-client.md): nothing to resume, nothing to keep.
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    // The peer's chain must verify against the bundle, or the handshake fails: never optional.
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    X509_STORE *store = SSL_CTX_get_cert_store(ctx);
+    for (;;) {
+        X509 *authority = PEM_read_bio_X509(bundle, NULL, no_password, NULL);
+        if (authority == NULL) {
+            unsigned long error = ERR_peek_last_error();
+            // The end of the bundle is "no start line"; anything else is a damaged certificate.
+            if (ERR_GET_LIB(error) != ERR_LIB_PEM || ERR_GET_REASON(error) != PEM_R_NO_START_LINE) {
+                failure = "a certificate in the CA file is damaged (not valid PEM)";
+                goto done;
+            }
+            break;
+        }
+        int added = X509_STORE_add_cert(store, authority);
+        X509_free(authority);
+        if (added != 1) { failure = "a certificate in the CA file cannot be used"; goto done; }
+        count += 1;
+    }
+    ERR_clear_error();
+    if (count == 0) failure = "no PEM certificate (-----BEGIN CERTIFICATE-----) in the CA file";
+done:
+    BIO_free(bundle);
+    if (failure != NULL) {
+        if (reason != NULL && reason_capacity > 0) {
+            strncpy(reason, failure, reason_capacity - 1);
+            reason[reason_capacity - 1] = 0;
+        }
+        ERR_clear_error();
+        free(context);
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
+    if (loaded != NULL) *loaded = count;
+    return context;
+}
+
 int vigil_tls_context_describe(const vigil_tls_context *context, char *text, size_t capacity) {
     if (capacity == 0) return -1;
     text[0] = 0;
+    if (context->certificate == NULL) return -1;
     BIO *out = BIO_new(BIO_s_mem());
     if (out == NULL) return -1;
     BIO_puts(out, "subject ");
@@ -129,7 +192,8 @@ int vigil_tls_context_describe(const vigil_tls_context *context, char *text, siz
     return 0;
 }
 
-vigil_tls_session *vigil_tls_session_new(vigil_tls_context *context) {
+// A session over two fresh memory BIOs, not yet told which side it is.
+static vigil_tls_session *session_new(vigil_tls_context *context) {
     vigil_tls_session *session = calloc(1, sizeof *session);
     if (session == NULL) return NULL;
     session->ssl = SSL_new(context->ctx);
@@ -147,7 +211,46 @@ vigil_tls_session *vigil_tls_session_new(vigil_tls_context *context) {
     BIO_set_mem_eof_return(session->input, -1);
     BIO_set_mem_eof_return(session->output, -1);
     SSL_set_bio(session->ssl, session->input, session->output);  // the SSL owns both now
-    SSL_set_accept_state(session->ssl);
+    return session;
+}
+
+vigil_tls_session *vigil_tls_session_new(vigil_tls_context *context) {
+    vigil_tls_session *session = session_new(context);
+    if (session != NULL) SSL_set_accept_state(session->ssl);
+    return session;
+}
+
+// Whether `host` is an IPv4 or IPv6 literal (no brackets).
+static int is_ip_literal(const char *host) {
+    ASN1_OCTET_STRING *address = a2i_IPADDRESS(host);
+    ERR_clear_error();
+    if (address == NULL) return 0;
+    ASN1_OCTET_STRING_free(address);
+    return 1;
+}
+
+vigil_tls_session *vigil_tls_client_session_new(vigil_tls_context *context, const char *server_name,
+                                                char *reason, size_t reason_capacity) {
+    if (server_name == NULL || server_name[0] == 0) {
+        vigil_openssl_reason(reason, reason_capacity, "no server name to check the certificate against");
+        return NULL;
+    }
+    vigil_tls_session *session = session_new(context);
+    if (session == NULL) {
+        vigil_openssl_reason(reason, reason_capacity, "out of memory");
+        return NULL;
+    }
+    SSL_set_connect_state(session->ssl);
+    // SNI carries host names only (RFC 6066 section 3: "Literal IPv4 and IPv6 addresses are
+    // not permitted"); the certificate check takes either (SSL_set1_host parses an address).
+    int named = is_ip_literal(server_name) || SSL_set_tlsext_host_name(session->ssl, server_name) == 1;
+    if (!named || SSL_set1_host(session->ssl, server_name) != 1) {
+        vigil_tls_session_free(session);
+        vigil_openssl_reason(reason, reason_capacity, "the server name cannot be checked against a certificate");
+        return NULL;
+    }
+    // Partial wildcards ("w*.example") are not matched (RFC 6125 section 6.4.3 allows refusing them).
+    SSL_set_hostflags(session->ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
     return session;
 }
 
@@ -200,6 +303,15 @@ int vigil_tls_session_handshake(vigil_tls_session *session, char *reason, size_t
     ERR_clear_error();
     int result = SSL_do_handshake(session->ssl);
     if (result == 1) return 1;
+    long verified = SSL_get_verify_result(session->ssl);
+    if (verified != X509_V_OK && SSL_get_error(session->ssl, result) == SSL_ERROR_SSL) {
+        // OpenSSL's queue says only "certificate verify failed"; the store says why.
+        if (reason != NULL && reason_capacity > 0) {
+            snprintf(reason, reason_capacity, "certificate verify failed: %s", X509_verify_cert_error_string(verified));
+        }
+        ERR_clear_error();
+        return VIGIL_TLS_FAILED;
+    }
     int status = outcome(session, result, reason, reason_capacity);
     return status == VIGIL_TLS_CLOSED ? fail(reason, reason_capacity, "the peer closed during the handshake") : status;
 }

@@ -52,6 +52,16 @@ int vigil_resolve_tcp(const char *host, const char *port, int passive, struct ad
     return getaddrinfo(host, port, &hints, out);
 }
 
+int vigil_resolve_numeric_tcp(const char *host, const char *port, struct addrinfo **out) {
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_protocol = IPPROTO_TCP;
+    hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+    return getaddrinfo(host, port, &hints, out);
+}
+
 int vigil_format_address(const struct sockaddr *address, socklen_t length, char *text, size_t capacity) {
     char host[NI_MAXHOST];
     char service[NI_MAXSERV];

@@ -26,7 +26,6 @@ public final class BackgroundJob<Value: Sendable> {
     public let descriptor: Int32
     private let shared: Shared
     private var thread: pthread_t?
-    private var abandoned = false
 
     /// Starts `work` on a new thread named `name` (at most 15 bytes, for `top -H`).
     public init(name: String, _ work: @escaping @Sendable (_ stopRequested: @Sendable () -> Bool) -> Value) throws(PlatformError) {
@@ -38,15 +37,14 @@ public final class BackgroundJob<Value: Sendable> {
             let value = work(stop)
             shared.result.withLock { $0 = value }
             // An eventfd counter only fails to take 1 if it would overflow: it cannot here.
-            _ = eventfd_write(fd, 1)
+            _ = eventfd_write(shared.descriptor, 1)
         }
         let retained = Unmanaged.passRetained(context).toOpaque()
         switch createSignalFreeThread(backgroundJobMain, retained) {
         case .success(let created):
             self.thread = created
         case .failure(let error):
-            Unmanaged<ThreadContext>.fromOpaque(retained).release()
-            close(fd)
+            Unmanaged<ThreadContext>.fromOpaque(retained).release()  // and with it `shared`, which closes the eventfd
             throw .system("pthread_create(\(name))", errno: error.code)
         }
         self.descriptor = fd
@@ -84,15 +82,15 @@ public final class BackgroundJob<Value: Sendable> {
         return true
     }
 
-    /// Leaves a job that does not return (a read stuck on a card that stopped answering) to
-    /// end with the process: the owner goes without waiting. Its thread is detached, and its
-    /// descriptor stays open, since the job still signals it if it ever returns. Only for an
-    /// owner that is exiting: each abandoned job keeps a thread and a descriptor.
+    /// Leaves a job that does not return (a read stuck on a card that stopped answering, a
+    /// name the resolver is still asking about) to end on its own: the owner goes without
+    /// waiting. Its thread is detached; its descriptor stays open until the job returns, since
+    /// the job signals it then, and is closed by whichever of the two lets go last. The owner
+    /// stops polling the descriptor now: each abandoned job keeps a thread until it returns.
     public func abandon() {
         guard let running = thread else { return }
         pthread_detach(running)
         thread = nil
-        abandoned = true
     }
 
     /// A job still running when its owner goes is stopped and waited for: its thread must not
@@ -102,15 +100,16 @@ public final class BackgroundJob<Value: Sendable> {
             requestStop()
             _ = finish()
         }
-        if !abandoned { close(descriptor) }
     }
 
-    /// What the loop's side and the job's thread both touch.
+    /// What the loop's side and the job's thread both touch. The job's closure holds it until
+    /// the job returns, so the descriptor is closed once neither side can use it.
     private final class Shared: Sendable {
         let descriptor: Int32
         let result = Mutex<Value?>(nil)
         let stopRequested = Atomic<Bool>(false)
         init(descriptor: Int32) { self.descriptor = descriptor }
+        deinit { close(descriptor) }
     }
 }
 

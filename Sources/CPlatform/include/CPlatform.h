@@ -37,6 +37,8 @@ int vigil_hci_bind(int fd, int index, int channel);
 /// getaddrinfo for a TCP stream to host:port (numeric port); `passive` for a listening socket.
 /// Returns 0 or an EAI_* code (see gai_strerror); free the list with freeaddrinfo.
 int vigil_resolve_tcp(const char *host, const char *port, int passive, struct addrinfo **out);
+/// getaddrinfo for a numeric host only (AI_NUMERICHOST): never asks a resolver, never blocks.
+int vigil_resolve_numeric_tcp(const char *host, const char *port, struct addrinfo **out);
 /// getnameinfo(NI_NUMERICHOST | NI_NUMERICSERV) as "1.2.3.4:80" or "[::1]:80".
 int vigil_format_address(const struct sockaddr *address, socklen_t length, char *text, size_t capacity);
 /// socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0).
