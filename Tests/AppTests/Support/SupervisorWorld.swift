@@ -187,6 +187,11 @@ struct SupervisorWorld {
 
     /// The HTTP client's connection work, in order: a test answers it with `Input.http`.
     var httpActions: [HTTP.Client.Action] = []
+    /// A server that answers every exchange at once (connected, secured, sent, then its
+    /// response and the close): the status code for each request's text; nil: the test answers.
+    var server: ((String) -> Int)?
+    /// The requests `server` answered, as text.
+    var served: [String] = []
 
     // MARK: Performing
 
@@ -294,6 +299,21 @@ struct SupervisorWorld {
             supervisor.receive(.recentGlucose(found + web.storedGlucose), at: clocks)
         case let .http(action):
             httpActions.append(action)
+            guard let server else { return }
+            switch action {
+            case let .open(id, _, _, tls):
+                supervisor.receive(.http(.resolved(id)), at: clocks)
+                supervisor.receive(.http(.connected(id)), at: clocks)
+                if tls { supervisor.receive(.http(.secured(id)), at: clocks) }
+            case let .send(id, bytes):
+                let request = String(decoding: bytes, as: UTF8.self)
+                served.append(request)
+                let status = server(request)
+                supervisor.receive(.http(.sent(id)), at: clocks)
+                supervisor.receive(.http(.received(id, Array("HTTP/1.1 \(status) Answer\r\nContent-Length: 2\r\n\r\n[]".utf8))), at: clocks)
+            case .close:
+                break
+            }
         }
     }
 
