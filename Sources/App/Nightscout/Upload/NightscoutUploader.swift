@@ -212,8 +212,10 @@ extension Nightscout {
             if moreQueued { load() }
         }
 
+        /// The first failure after a success is a warning; the rest of the outage is said at
+        /// info, so a day offline is not 150 warnings in the journal.
         private mutating func failed(_ line: String, at now: ClockReadings) {
-            wait(backOff.next(), after: line, level: .warning, at: now)
+            wait(backOff.next(), after: line, level: status.failingSince == nil ? .warning : .info, at: now)
         }
 
         private mutating func refusedCredential(code: Int, first: Bool, at now: ClockReadings) {

@@ -234,6 +234,8 @@ import Web
         #expect(world.uploader.status.failingSince == nil)
         #expect(world.uploader.status.lastFailure?.contains("HTTP 503") == true, "the last failure is kept for the record")
         #expect(world.logs.contains { $0.level == .notice && $0.text.contains("accepts uploads again") })
+        let failures = world.logs.filter { $0.text.contains("HTTP 503") }
+        #expect(failures.map(\.level) == [.warning] + Array(repeating: .info, count: 8), "one warning per outage")
     }
 
     /// A wrong secret: one error line, then quiet retries at the longest wait, never a storm.
