@@ -71,6 +71,8 @@ extension Nightscout {
         var state = State.idle
         var backOff: UploadBackOff
         var actions: [Action] = []
+        /// A batch was loaded in this run (the history's counts are known).
+        var loadedOnce = false
         /// The queue grew while a batch was out: load again when it is done.
         var moreQueued = false
         /// Rows per batch now: halved while the site refuses a batch as malformed.
@@ -124,10 +126,15 @@ extension Nightscout {
             case let .success(loaded):
                 batch = loaded
             }
-            if batch.status.droppedUnsent > status.droppedUnsent {
+            if !loadedOnce, batch.status.droppedUnsent > 0 {
+                // Said when it happened, in an earlier run: a reminder, not news.
+                actions.append(.log(.notice, "nightscout: \(batch.status.droppedUnsent) queued rows have reached the end of their "
+                    + "retention unsent since the site was configured"))
+            } else if batch.status.droppedUnsent > status.droppedUnsent {
                 actions.append(.log(.error, "nightscout: \(batch.status.droppedUnsent - status.droppedUnsent) queued rows reached the end "
                     + "of their retention before the site took them, and are not sent"))
             }
+            loadedOnce = true
             status.queued = batch.status.queued
             status.oldest = batch.status.oldest
             status.lastSuccess = batch.status.lastSuccess

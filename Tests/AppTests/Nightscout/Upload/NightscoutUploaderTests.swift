@@ -23,6 +23,8 @@ import Web
         /// The site: how it answers each request.
         var site: (Nightscout.UploadRequest) -> Nightscout.Uploader.Outcome = { _ in .answered(status: 200) }
         var acknowledgementsFail = false
+        /// The history's count of queued rows retention deleted.
+        var droppedUnsent = 0
         var sent: [(request: Nightscout.UploadRequest, at: MonotonicInstant, outcome: Nightscout.Uploader.Outcome)] = []
         var logs: [(level: Host.LogLevel, text: String)] = []
         var nextRow: Int64 = 1
@@ -51,7 +53,8 @@ import Web
                     switch action {
                     case let .loadBatch(limit):
                         let items = queue.sorted { time(of: $0) < time(of: $1) }.prefix(limit)
-                        let status = UploadQueue.Status(queued: queue.count, oldest: queue.map(time(of:)).min(), lastSuccess: lastSuccess)
+                        let status = UploadQueue.Status(queued: queue.count, oldest: queue.map(time(of:)).min(), lastSuccess: lastSuccess,
+                                                        droppedUnsent: droppedUnsent)
                         uploader.batchLoaded(.success(UploadQueue.Batch(items: Array(items), status: status)), at: clocks)
                     case let .send(request):
                         let outcome = site(request)
@@ -371,5 +374,23 @@ import Web
                 }
             }
         }
+    }
+
+    /// Rows retention deleted before the site took them are an error line when it happens,
+    /// and a reminder at the next start.
+    @Test func rowsPrunedUnsentAreSaid() {
+        var world = World()
+        world.queue(Self.day(count: 3))
+        world.droppedUnsent = 2
+        world.start()
+        world.droppedUnsent = 5
+        world.queue([Self.glucose(150, minutes: 5000)])
+        world.uploader.queueGrew(at: world.now)
+        world.pump()
+        #expect(world.logs.filter { $0.level == .notice }.map(\.text)
+            == ["nightscout: 2 queued rows have reached the end of their retention unsent since the site was configured"])
+        #expect(world.logs.filter { $0.level == .error }.map(\.text)
+            == ["nightscout: 3 queued rows reached the end of their retention before the site took them, and are not sent"])
+        #expect(world.uploader.status.droppedUnsent == 5)
     }
 }
