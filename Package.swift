@@ -83,7 +83,7 @@ let package = Package(
             name: "vigil",
             dependencies: [
                 "App", "Platform", "HCI", "Host", "Bluetooth", "Wire", "Clocks", "Transmitters", "Readings", "Simulator", "Alarms", "History",
-                "TLS",
+                "TLS", "Web",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: small),

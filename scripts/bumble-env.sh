@@ -3,7 +3,8 @@
 # (Tests/Rigs/*.py) and benchmarks (scripts/bench/*.py), at <repo>/.venv-bumble; it also holds
 # py-nightscout, the Nightscout client library Tests/Rigs/check_nightscout_client.py reads
 # Vigil's Nightscout API with (docs/nightscout-api.md), and Selenium, which Tests/Rigs/web_browser.py
-# drives Debian's Chromium with (docs/web.md).
+# drives Debian's Chromium with (docs/web.md), and `cryptography`, which Tests/Rigs/test_ca.py makes the
+# network rigs' test CA and certificates with (docs/network-test-servers.md).
 #
 # Idempotent: when the venv already holds the pinned Bumble version this is a fast no-op
 # (one `python -c` import check, no pip traffic). Prints the venv's python path as its last
@@ -20,6 +21,9 @@ PY_NIGHTSCOUT_VERSION="${PY_NIGHTSCOUT_VERSION:-1.3.3}"
 # Pinned so the browser checks do not change under us; it is given chromedriver's path, so its
 # Selenium Manager never downloads a driver.
 SELENIUM_VERSION="${SELENIUM_VERSION:-4.51.0}"
+# Pinned at what Bumble's own requirement resolved to here, so the test CA's certificates (and the G7
+# rig's, Tests/Rigs/g7_credentials.py) are made by a known release.
+CRYPTOGRAPHY_VERSION="${CRYPTOGRAPHY_VERSION:-50.0.2}"
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${VIGIL_BUMBLE_VENV:-$repo_root/.venv-bumble}"
@@ -35,7 +39,8 @@ installed_version() {
 
 if [[ -x "$py" ]] && [[ "$(installed_version)" == "$BUMBLE_VERSION" ]] \
     && [[ "$(installed_version py-nightscout)" == "$PY_NIGHTSCOUT_VERSION" ]] \
-    && [[ "$(installed_version selenium)" == "$SELENIUM_VERSION" ]]; then
+    && [[ "$(installed_version selenium)" == "$SELENIUM_VERSION" ]] \
+    && [[ "$(installed_version cryptography)" == "$CRYPTOGRAPHY_VERSION" ]]; then
     echo "$py"
     exit 0
 fi
@@ -63,9 +68,10 @@ if [[ ! -x "$py" ]]; then
     python3 -m venv "$venv" >&2
 fi
 
-log "installing bumble==$BUMBLE_VERSION, py-nightscout==$PY_NIGHTSCOUT_VERSION and selenium==$SELENIUM_VERSION into $venv"
+log "installing bumble==$BUMBLE_VERSION, py-nightscout==$PY_NIGHTSCOUT_VERSION, selenium==$SELENIUM_VERSION and cryptography==$CRYPTOGRAPHY_VERSION into $venv"
 "$py" -m pip install --disable-pip-version-check --quiet "bumble==$BUMBLE_VERSION" \
-    "py-nightscout==$PY_NIGHTSCOUT_VERSION" "selenium==$SELENIUM_VERSION" >&2
+    "py-nightscout==$PY_NIGHTSCOUT_VERSION" "selenium==$SELENIUM_VERSION" \
+    "cryptography==$CRYPTOGRAPHY_VERSION" >&2
 
 got="$(installed_version)"
 if [[ "$got" != "$BUMBLE_VERSION" ]]; then
@@ -80,6 +86,11 @@ fi
 got="$(installed_version selenium)"
 if [[ "$got" != "$SELENIUM_VERSION" ]]; then
     log "expected selenium $SELENIUM_VERSION, found '${got:-none}'"
+    exit 1
+fi
+got="$(installed_version cryptography)"
+if [[ "$got" != "$CRYPTOGRAPHY_VERSION" ]]; then
+    log "expected cryptography $CRYPTOGRAPHY_VERSION, found '${got:-none}'"
     exit 1
 fi
 echo "$py"

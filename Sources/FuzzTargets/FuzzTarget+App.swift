@@ -2,6 +2,7 @@ import App
 import Clocks
 import Readings
 import Transmitters
+import Web
 
 // Targets for the text the appliance reads: its configuration file and the serial export line.
 
@@ -15,6 +16,17 @@ extension FuzzTarget {
         guard let root = try? TOML.parseForConfiguration(Array(buffer).lossyText) else { return }
         _ = try? VigilConfiguration(reading: root, knownDeviceTypes: knownDeviceTypes)
         _ = try? BoardProfile(reading: root)
+    }
+
+    /// JSON as the followers read a server's answer (`JSON.parse`, RFC 8259), then the
+    /// decoders of the three services' documents on what parsed (docs/followers.md).
+    ///
+    /// Oracle: a text that parses renders to a text that parses to the same value.
+    static let json = FuzzTarget(name: "json", summary: "JSON.parse, its rendering parsed again, the follower services' document decoders") { buffer in
+        guard let value = try? JSON.parse(Array(buffer)) else { return }
+        let again = try? JSON.parse(value.rendered)
+        fuzzCheck(again == value, "rendered JSON does not parse to the same value")
+        FollowerDocumentsFuzz.decode(Array(buffer))
     }
 
     /// Streamed answers (exports, reports) the serial session gives per input: two, so that one
@@ -90,4 +102,39 @@ struct FuzzHistory: SerialExportSource {
     }
 
     mutating func statusLines() throws -> [String] { ["readings \(Self.readings.count)", ".dot-stuffed line"] }
+}
+
+/// Each follower service logged in with well-formed answers, then handed the fuzz input as
+/// the answer to a fetch: the public path a server's document takes (docs/followers.md).
+enum FollowerDocumentsFuzz {
+    static let now = ClockReadings(monotonic: .zero + .seconds(1000), wall: WallClockTime(secondsSinceEpoch: 1_764_300_000))
+    static let site = HTTP.URL(scheme: .https, host: "ns.example")
+
+    /// The answers that log each service in, before the one under test.
+    static let logins: [(FollowerSource, [String])] = [
+        (.nightscout(site: site, token: nil, apiSecret: nil), []),
+        (.dexcomShare(username: "u", password: "p", server: .unitedStates),
+         ["\"a1b2c3d4-0000-4000-8000-00000000abcd\"", "\"b1b2c3d4-0000-4000-8000-00000000abcd\""]),
+        (.libreLinkUp(email: "e", password: "p", server: site, patient: nil),
+         [#"{"status":0,"data":{"user":{"id":"u1"},"authTicket":{"token":"t","expires":1764303600}}}"#,
+          #"{"status":0,"data":[{"patientId":"p1","firstName":"A","lastName":"B"}]}"#]),
+    ]
+
+    static func decode(_ bytes: [UInt8]) {
+        for (source, answers) in logins {
+            var follower = Follower(device: "f", source: source)
+            _ = follower.start(at: now)
+            for answer in answers { _ = follower.exchangeEnded(.success(HTTP.ClientResponse(status: 200, body: Array(answer.utf8))), at: now) }
+            for output in follower.exchangeEnded(.success(HTTP.ClientResponse(status: 200, body: bytes)), at: now) {
+                guard case let .readings(readings) = output else { continue }
+                var last: WallClockTime?
+                for reading in readings {
+                    guard case let .wallClock(time) = reading.time else { return fuzzCheck(false, "a followed reading not on the wall clock") }
+                    fuzzCheck(time <= now.wall, "a followed reading from the future: \(time)")
+                    fuzzCheck(last.map { $0 < time } ?? true, "followed readings not in order")
+                    last = time
+                }
+            }
+        }
+    }
 }

@@ -27,7 +27,7 @@ public struct FuzzTarget: Sendable {
     public static let all: [FuzzTarget] = [
         h4, hciEvent, aclL2CAP, att, smp, advertising,
         dexcom, libre, xbridge, glucoseMeter, cgmService, heartRate, sensorTag,
-        transmitterTypes, btsnoop, config, serialCommand, host, http,
+        transmitterTypes, btsnoop, config, serialCommand, host, http, httpClient, json,
     ]
 
     /// The target each transmitter type declares for its decoders and driver

@@ -89,7 +89,7 @@ extension HistoryStore {
             return .reading(RecordedReading(device: DeviceID(row.text(2) ?? ""), value: value,
                                             wallTime: WallClockTime(microsecondsSinceEpoch: row.int64(7)),
                                             sensorStamp: row.optionalInt64(8).map { SensorStamp(run: row.text(9) ?? "", count: $0) },
-                                            origin: row.int64(10) == 1 ? .backfill : .live))
+                                            origin: RecordedReading.Origin(storedCode: row.int64(10))))
         case let .failure(reason):
             return .unreadable(reason.description)
         }

@@ -307,7 +307,7 @@ public final class HistoryStore {
             try statement.bind(6, reading.wallTime.microsecondsSinceEpoch)
             try statement.bind(7, reading.sensorStamp?.count)
             try statement.bind(8, reading.sensorStamp?.run)
-            try statement.bind(9, reading.origin == .backfill ? Int64(1) : Int64(0))
+            try statement.bind(9, reading.origin.storedCode)
             try statement.bind(10, received == nil ? nil : try boot().id)
             try statement.bind(11, received?.nanoseconds)
             try statement.run()

@@ -76,7 +76,7 @@ public final class ReadingCursor: Sequence, IteratorProtocol {
             return RecordedReading(device: device, value: value,
                                    wallTime: WallClockTime(microsecondsSinceEpoch: statement.int64(6)),
                                    sensorStamp: statement.optionalInt64(7).map { SensorStamp(run: statement.text(9) ?? "", count: $0) },
-                                   origin: statement.int64(8) == 1 ? .backfill : .live)
+                                   origin: RecordedReading.Origin(storedCode: statement.int64(8)))
         case let .failure(reason):
             error = .malformedRow(id: id, reason: reason.description)
             return nil

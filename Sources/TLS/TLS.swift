@@ -1,6 +1,7 @@
-/// HTTPS for the page, sans-IO (docs/crypto.md "TLS"): OpenSSL 3's libssl over memory buffers.
-/// The socket owner moves ciphertext between the socket and a `ServerSession`; the session
-/// hands plaintext to and from the HTTP server. No socket, file or clock is touched here.
+/// HTTPS, sans-IO (docs/crypto.md "TLS"): OpenSSL 3's libssl over memory buffers, the page's
+/// server side (`ServerSession`) and the uploads' and followers' client side (`ClientSession`).
+/// The socket owner moves ciphertext between the socket and a session; the session hands
+/// plaintext to and from the HTTP side. No socket, file or clock is touched here.
 public enum TLS {
     /// How long a client may take from its first byte to a finished handshake: one that starts
     /// TLS and stops must not hold one of the server's few connections (docs/web.md "HTTPS").

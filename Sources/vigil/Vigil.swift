@@ -21,7 +21,7 @@ struct Vigil: ParsableCommand {
         subcommands: [ScanCommand.self, GATTCommand.self, RunCommand.self, DemoCommand.self, AlarmCommand.self,
                       ExportCommand.self,
                       ReportCommand.self,
-                      SerialExportCommand.self, ConfigCommand.self, StatusCommand.self, WebCommand.self])
+                      SerialExportCommand.self, ConfigCommand.self, StatusCommand.self, WebCommand.self, FetchCommand.self])
 
     /// Why code could not be kept in small pages, if it could not: `vigil run` logs it (resident
     /// memory is the appliance's figure), the one-shot commands keep their output to what they

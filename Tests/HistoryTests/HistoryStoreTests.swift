@@ -402,3 +402,25 @@ extension HistoryStore.OpenOutcome {
         return nil
     }
 }
+
+/// The `origin` column: 0 live, 1 backfill, 2 followed (docs/followers.md), read back as written.
+@Suite struct HistoryOriginTests {
+    @Test func everyOriginIsStoredAndReadBack() throws {
+        let directory = try TemporaryDirectory()
+        let store = try HistoryStore.open(path: directory.database, bootID: "b1", now: noon)
+        let rows = RecordedReading.Origin.allCases.enumerated().map { index, origin in
+            RecordedReading(device: "emma", value: .glucose(GlucoseConcentration(milligramsPerDeciliter: 100 + Double(index)), trend: .flat),
+                            wallTime: noon + .seconds(Int64(index) * 300), sensorStamp: SensorStamp(run: "nightscout", count: Int64(index)),
+                            origin: origin)
+        }
+        store.append(rows, receivedAt: nil)
+        #expect(store.commit() == .committed(rows: 3, duplicates: 0))
+        #expect(Array(store.readings()).map(\.origin) == [.live, .backfill, .followed])
+        #expect(try store.connection.scalarInt("SELECT origin FROM readings WHERE sensor_time = 2") == 2)
+    }
+
+    @Test func aCodeALaterVigilWroteReadsAsLive() {
+        #expect(RecordedReading.Origin(storedCode: 7) == .live)
+        #expect(RecordedReading.Origin.allCases.map(\.storedCode) == [0, 1, 2])
+    }
+}

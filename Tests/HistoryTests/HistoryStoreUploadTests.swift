@@ -51,16 +51,13 @@ import Testing
         #expect(try store.uploadBatch(for: "nightscout", limit: 2).status.queued == 5, "a batch says the queue's whole length")
     }
 
-    /// A reading followed from a server (stored with origin 2 by the followers) came from a
-    /// server already: the trigger's `NEW.origin <> 2` leaves it out.
+    /// A reading followed from a server (origin 2) came from a server already: the trigger's
+    /// `NEW.origin <> 2` leaves it out.
     @Test func aFollowedReadingIsNeverQueued() throws {
         let directory = try TemporaryDirectory()
         let store = try open(directory)
-        store.append([glucose(120, at: noon)])
+        store.append([glucose(120, at: noon), glucose(99, at: noon + .seconds(300), origin: .followed)])
         store.commit()
-        try store.connection.execute("""
-            INSERT INTO readings (device, kind, value, trend, wall_time, origin) VALUES (1, 1, 99, 'Flat', \(noon.microsecondsSinceEpoch + 300_000_000), 2)
-            """)
         #expect(try store.counts().readings[.glucose] == 2)
         #expect(try queued(store) == ["glucose 0"])
     }

@@ -22,6 +22,7 @@ extension Interop {
                   face: GPIO on board pi-4b (buzzer 17, LED 27, button 22)
                   state directory: /var/lib/vigil
                   web: off (no [web] section)
+                  certificate authorities: the system's (/etc/ssl/certs/ca-certificates.crt)
 
                 """)
         }

@@ -30,7 +30,9 @@ public struct DeviceAlarmOptions: Hashable, Sendable {
     public var settings: DeviceAlarmSettings
 
     /// The types whose silence is a signal loss unless configured otherwise, from their declarations.
+    /// The follower types are glucose sources too (docs/followers.md).
     public static let glucoseTypes = Set(TransmitterCatalog.builtIn.entries.filter(\.declaration.category.isWatchedForSignalLoss).map(\.name))
+        .union(FollowerSource.typeNames)
 
     public init(watch: Bool, settings: DeviceAlarmSettings) {
         self.watch = watch
@@ -75,7 +77,7 @@ public struct DeviceAlarmOptions: Hashable, Sendable {
         let reader = OptionReader(options: options)
         let declaration = TransmitterCatalog.builtIn.declaration(named: type)
         let alarms = declaration?.alarms ?? []
-        watch = try reader.boolean("watch") ?? declaration?.category.isWatchedForSignalLoss ?? false
+        watch = try reader.boolean("watch") ?? declaration?.category.isWatchedForSignalLoss ?? FollowerSource.typeNames.contains(type)
         settings = DeviceAlarmSettings()
         settings.batteryLowBelow = try reader.integer("battery-low-percent", in: 0...100, offAtZero: true, default: 20)
             .flatMap { Percent(Int($0)) }

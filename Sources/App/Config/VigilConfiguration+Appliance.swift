@@ -1,3 +1,4 @@
+import Readings
 import Transmitters
 
 extension VigilConfiguration {
@@ -29,6 +30,12 @@ extension VigilConfiguration {
             alarmDevices.append(TransmitterConfiguration(typeName: device.type, device: .init(device.displayName), options: options))
             do throws(TransmitterConfigurationError) {
                 _ = try DeviceAlarmOptions(type: device.type, options: options)
+                // A follower is no Bluetooth device (`followers`); beside its service's keys,
+                // which the schema read, it takes the alarm keys alone.
+                if device.follower != nil {
+                    try transmitter.rejectUnknownOptions(known: [])
+                    continue
+                }
                 switch TransmitterCatalog.builtIn.entry(named: device.type) {
                 case let .broadcast(type)?:
                     let decoder = try type.makeDecoder(transmitter)
@@ -43,6 +50,11 @@ extension VigilConfiguration {
             }
         }
         return (appliance, alarmDevices)
+    }
+
+    /// The follower devices (docs/followers.md), by the name their readings carry.
+    public var followers: [(device: DeviceID, source: FollowerSource)] {
+        devices.compactMap { device in device.follower.map { (DeviceID(device.displayName), $0) } }
     }
 
     /// The paths of the files the devices' options name (a G7's `credentials`), for the

@@ -8,6 +8,7 @@ extension VigilConfiguration {
         ("log", ["level"]),
         ("export", ["serial", "usb"]),
         ("status", ["socket"]),
+        ("network", ["ca-file"]),
         ("face", faceKeys),
         ("alarms", alarmsKeys),
         ("web", webKeys),
@@ -45,7 +46,10 @@ struct SchemaReader {
     var errors: [ConfigurationError] = []
     var warnings: [ConfigurationError] = []
 
-    init(knownDeviceTypes: [String]) { self.knownDeviceTypes = knownDeviceTypes }
+    /// The follower types are always known: they are Vigil's own, not the transmitter registry's.
+    init(knownDeviceTypes: [String]) {
+        self.knownDeviceTypes = knownDeviceTypes + FollowerSource.typeNames.filter { !knownDeviceTypes.contains($0) }
+    }
 
     mutating func read(_ root: TOML.Table) -> VigilConfiguration {
         var config = VigilConfiguration()
@@ -62,6 +66,8 @@ struct SchemaReader {
                 if let table = sectionTable(entry) { config.export = readExport(table) }
             case "status":
                 if let table = sectionTable(entry) { config.status = readStatus(table) }
+            case "network":
+                if let table = sectionTable(entry) { config.network = readNetwork(table) }
             case "face":
                 if let table = sectionTable(entry) { config.face = readFace(table, at: entry.value.position) }
             case "alarms":
@@ -168,6 +174,15 @@ struct SchemaReader {
         return status
     }
 
+    private mutating func readNetwork(_ table: TOML.Table) -> VigilConfiguration.Network {
+        var network = VigilConfiguration.Network()
+        if let (text, value) = string("ca-file", in: table, "[network]"), !text.isEmpty {
+            network.caFile = text
+            network.caFilePosition = value.position
+        }
+        return network
+    }
+
     private mutating func readLog(_ table: TOML.Table) -> VigilConfiguration.Log {
         var log = VigilConfiguration.Log()
         if let level = choice("level", VigilConfiguration.LogLevel.self, in: table, "[log]") { log.level = level }
@@ -220,7 +235,8 @@ struct SchemaReader {
             }
         }
         if let (text, _) = string("label", in: table, section), !text.isEmpty { device.label = text }
-        for entry in table.entries where !VigilConfiguration.deviceKeys.contains(entry.key) {
+        let followerKeys = Self.followerKeys[device.type] ?? []
+        for entry in table.entries where !VigilConfiguration.deviceKeys.contains(entry.key) && !followerKeys.contains(entry.key) {
             // The type validates its own keys later, but a near miss of a shared key is a typo
             // now: `adress` would otherwise be silently ignored and match every device.
             if let near = VigilConfiguration.deviceKeys.first(where: { isTypo(entry.key, of: $0) }) {
@@ -230,6 +246,7 @@ struct SchemaReader {
                 device.optionKeyPositions[entry.key] = entry.keyPosition
             }
         }
+        if FollowerSource.typeNames.contains(device.type) { readFollower(&device, table, at: position) }
         return errors.count == errorsBefore ? device : nil
     }
 

@@ -68,7 +68,12 @@ extension VigilConfiguration {
             if nightscout.token != nil { held.append("[nightscout] token") }
         }
         for device in devices {
-            for key in Self.secretKeys where device.options[key] != nil { held.append("[[device]] \(device.displayName) \(key)") }
+            let keys: [String] = switch device.follower {
+            case let .nightscout(_, token, apiSecret)?: (apiSecret != nil ? ["api-secret"] : []) + (token != nil ? ["token"] : [])
+            case .dexcomShare?, .libreLinkUp?: ["password"]
+            case nil: Self.secretKeys.filter { device.options[$0] != nil }
+            }
+            for key in keys { held.append("[[device]] \(device.displayName) \(key)") }
         }
         return held
     }

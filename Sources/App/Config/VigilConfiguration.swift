@@ -69,6 +69,22 @@ public struct VigilConfiguration: Equatable, Sendable {
         public init(socketPath: String? = "/run/vigil/status.sock") { self.socketPath = socketPath }
     }
 
+    /// `[network]`: what every HTTPS exchange (the Nightscout upload, the followers) trusts
+    /// (docs/network.md "Configuration").
+    public struct Network: Equatable, Sendable {
+        /// `ca-file`: a PEM bundle of the certificate authorities a server's certificate must
+        /// chain to, as written (relative to the configuration's folder); nil (`""`): the
+        /// system's bundle.
+        public var caFile: String?
+        /// Where `ca-file` was set, for the errors about the file.
+        public var caFilePosition: TOML.Position?
+
+        public init(caFile: String? = nil, caFilePosition: TOML.Position? = nil) {
+            self.caFile = caFile
+            self.caFilePosition = caFilePosition
+        }
+    }
+
     /// `[log] level`, least to most severe.
     public enum LogLevel: String, CaseIterable, Comparable, Sendable {
         case debug, info, notice, warning, error
@@ -106,6 +122,9 @@ public struct VigilConfiguration: Equatable, Sendable {
         public var optionKeyPositions: [String: TOML.Position]
         /// Where the `[[device]]` header is.
         public var position: TOML.Position
+        /// A follower type's service and account (`nightscout`, `dexcom-share`, `librelinkup`):
+        /// its keys are read into this, not left in `options`.
+        public var follower: FollowerSource?
 
         public init(
             type: String, namePrefix: String? = nil, address: Address? = nil, pair: Bool = false,
@@ -132,6 +151,7 @@ public struct VigilConfiguration: Equatable, Sendable {
     public var log: Log
     public var export = Export()
     public var status = Status()
+    public var network = Network()
     public var devices: [Device]
     /// `[face]` (VigilConfiguration.Face.swift)
     public var face: Face

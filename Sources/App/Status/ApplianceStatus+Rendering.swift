@@ -104,6 +104,10 @@ extension ApplianceStatus {
         case .discoveringServices: "discovering services"
         case let .connected(d): d.map { "connected for \(words($0))" } ?? "connected"
         case .listeningForAdvertisements: "listening for advertisements"
+        case let .reachingServer(service): "reaching \(service)"
+        case let .following(service): "following \(service) (reachable)"
+        case let .serverUnreachable(service, reason): "\(service) unreachable: \(reason)"
+        case let .serverRefused(service, reason): "\(service) refused: \(reason)"
         }
     }
 
@@ -161,6 +165,10 @@ extension ApplianceStatus {
         case .discoveringServices: ("discovering", [])
         case let .connected(d): ("connected", d.map { [("connectedSeconds", seconds($0))] } ?? [])
         case .listeningForAdvertisements: ("listening", [])
+        case let .reachingServer(service): ("reaching-server", [("service", .string(service))])
+        case let .following(service): ("following", [("service", .string(service))])
+        case let .serverUnreachable(service, reason): ("server-unreachable", [("service", .string(service)), ("failure", .string(reason))])
+        case let .serverRefused(service, reason): ("server-refused", [("service", .string(service)), ("failure", .string(reason))])
         }
         members.append(("state", .string(word)))
         members += extra

@@ -29,6 +29,14 @@ public struct ApplianceStatus: Equatable, Sendable {
         case connected(for: Duration?)
         /// A broadcast transmitter: never connected, its advertisements are read.
         case listeningForAdvertisements
+        /// A follower (docs/followers.md), by its service's name: no exchange has ended yet.
+        case reachingServer(String)
+        /// The follower's last exchange worked.
+        case following(String)
+        /// The follower's last exchange failed, for this reason; it tries again.
+        case serverUnreachable(String, reason: String)
+        /// The service refused the follower's account; the reason says what to do.
+        case serverRefused(String, reason: String)
     }
 
     /// One measured value as it was last seen.

@@ -13,7 +13,9 @@ extension Supervisor {
         // last pair and this one is then known before a row is dated on the new clock.
         watchClock(now)
         checkFace(at: now.monotonic)
-        var events = appliance.takeEvents()
+        let direct = appliance.takeEvents()
+        for event in direct { noteDirectGlucose(event, at: now) }
+        var events = direct + takeFollowerEvents()
         for event in events { recordReadings(of: event, at: now) }
         if face != nil {
             let faceNow = at(now.monotonic)
@@ -80,9 +82,11 @@ extension Supervisor {
             return
         }
         if case let .transmitter(device, _, .info(info)) = event, let level = info.battery { recordBattery(level, of: device, at: now) }
-        guard case let .readings(_, _, readings) = event else { return }
+        guard case let .readings(device, _, readings) = event else { return }
         var boardDated: [RecordedReading] = [], ownClock: [RecordedReading] = []
-        for (reading, row) in zip(readings, event.recordedReadings(monotonicNow: now.monotonic, wallNow: now.wall)) {
+        let followed = isFollower(device)
+        for (reading, var row) in zip(readings, event.recordedReadings(monotonicNow: now.monotonic, wallNow: now.wall)) {
+            if followed { row.origin = .followed }
             if case .wallClock = reading.time { ownClock.append(row) } else { boardDated.append(row) }
         }
         if !boardDated.isEmpty { record(.readings(boardDated, receivedAt: now.monotonic)) }

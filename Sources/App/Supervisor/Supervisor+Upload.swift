@@ -28,7 +28,10 @@ extension Supervisor {
         guard uploader != nil else { return }
         switch record {
         case let .readings(readings, _):
-            if readings.contains(where: { [.glucose, .meterGlucose, .battery].contains($0.kind) }) { uploadQueueGrowing = true }
+            // Followed readings are never queued (docs/nightscout-upload.md "What is sent").
+            if readings.contains(where: { $0.origin != .followed && [.glucose, .meterGlucose, .battery].contains($0.kind) }) {
+                uploadQueueGrowing = true
+            }
         case .calibration:
             uploadQueueGrowing = true
         case .alarms:

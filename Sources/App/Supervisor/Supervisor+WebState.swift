@@ -72,13 +72,14 @@ extension Supervisor {
             faults.append(.object([("name", "upload-failing"), ("title", "Nightscout upload failing"), ("detail", .string(line))]))
         }
 
-        let status = website.board.snapshot(links: appliance.links(at: now.monotonic), alarms: [], history: nil,
+        let status = website.board.snapshot(links: links(at: now.monotonic), alarms: [], history: nil,
                                             at: now.monotonic, wallNow: now.wall)
         var devices: [JSON] = [], others: [JSON] = []
         for device in status.devices {
             let newest = device.readings.map(\.age).min()
             devices.append(.object([
                 ("id", .string(device.id.rawValue)), ("type", .string(device.kind)), ("link", .string(Website.word(for: device.link))),
+                ("linkDetail", Website.detail(for: device.link).map(JSON.string) ?? .null),
                 ("lastSeen", newest.map { time(now.wall - $0) } ?? .null),
                 ("battery", device.battery.map { .int(Int64($0.level.value)) } ?? .null),
                 ("sensorState", device.sensor?.state.map(JSON.string) ?? .null),

@@ -47,6 +47,15 @@ public struct Supervisor {
         public var upload: Nightscout.Uploader.Configuration?
         /// Seeds the upload's back-off jitter: random in a run, fixed in a test.
         public var uploadSeed: UInt64 = 0
+        /// The HTTP client the upload and the followers share: its limits, its `User-Agent`
+        /// (`Vigil/<version>`), and shorter time-outs only in tests.
+        public var network: HTTP.Client.Configuration = {
+            var network = HTTP.Client.Configuration()
+            network.userAgent = "Vigil/" + VigilVersion.string
+            return network
+        }()
+        /// The follower sources (`VigilConfiguration.followers`, docs/followers.md).
+        public var followers: [(device: DeviceID, source: FollowerSource)] = []
 
         public init() {}
     }
@@ -155,6 +164,12 @@ public struct Supervisor {
     var uploadQueueGrowing = false
     /// Each device's battery level last recorded in this run (with the upload on).
     var batteryRecorded: [DeviceID: Percent] = [:]
+    // The follower sources (Supervisor+Followers).
+    public internal(set) var followers: [Follower]
+    /// Their readings since the last report, taken in with the appliance's events.
+    var followerEvents: [ApplianceEvent] = []
+    /// When the direct glucose sources measured lately: a followed reading of the same moment is not counted twice.
+    var directGlucose = DirectGlucoseMoments()
 
     public init(appliance: Appliance, face: ApplianceFace<ApplianceAlarms>?, configuration: Configuration,
                 driverStates: [DeviceID: [String: String]] = [:]) {
@@ -164,11 +179,13 @@ public struct Supervisor {
         self.driverStates = driverStates
         faceDeviceOpen = configuration.faceDeviceOpened
         uploader = configuration.upload.map { Nightscout.Uploader(configuration: $0, seed: configuration.uploadSeed) }
+        followers = configuration.followers.map { Follower(device: $0.device, source: $0.source) }
         history = configuration.historyPath == nil ? .none : .starting
+        httpClient = HTTP.Client(configuration: configuration.network)
         website = configuration.website.map { site in
             var site = site
             // Without the configuration's list, every device the appliance runs, type unknown.
-            if site.devices.isEmpty { site.devices = appliance.links(at: .zero).map { .init(id: $0.device, kind: "") } }
+            if site.devices.isEmpty { site.devices = (appliance.links(at: .zero).map(\.device) + configuration.followers.map(\.device)).map { .init(id: $0, kind: "") } }
             return Website(configuration: site)
         }
         clockWatch = WallClockWatch(earliestBelievable: ApplianceAlarms.earliestBelievableTime,
@@ -183,6 +200,7 @@ public struct Supervisor {
         if configuration.faceIsHardware, !faceDeviceOpen { nextFaceOpen = now.monotonic + Self.faceRetryInterval }
         if case .starting = history { actions.append(.openHistory(attempt: 1)) }
         website?.started(at: now.monotonic)
+        startFollowers(at: now)
         report(at: now)
     }
 
@@ -202,7 +220,7 @@ public struct Supervisor {
         return earliest(appliance.nextDeadline, face?.nextDeadline, face == nil ? nil : nextClockCheck,
                         face == nil ? nil : nextFaceOpen, nextSaveRetry, reopening, prune,
                         configuration.watchdogInterval.map { _ in nextWatchdog ?? .zero },  // the first feed: due at once
-                        website?.server.nextDeadline, httpClient.nextDeadline, uploader?.nextDeadline)
+                        website?.server.nextDeadline, httpClient.nextDeadline, followersNextDeadline, uploader?.nextDeadline)
     }
 
     // MARK: The host
@@ -229,6 +247,7 @@ public struct Supervisor {
 
     public mutating func handleDeadline(host: inout Host, at now: ClockReadings) {
         appliance.handleDeadline(host: &host, at: now.monotonic)
+        followersDeadline(at: now)
         let faceNow = at(now.monotonic)
         face?.handleDeadline(at: faceNow)
         if face != nil, nextClockCheck.map({ now.monotonic >= $0 }) ?? true {

@@ -63,6 +63,16 @@ extension Website {
         }
     }
 
+    /// What a follower's link word leaves out: its service, and why it fails (docs/web.md
+    /// "devices[].linkDetail"); nil for a Bluetooth device.
+    static func detail(for link: ApplianceStatus.Link) -> String? {
+        switch link {
+        case let .reachingServer(service), let .following(service): service
+        case let .serverUnreachable(service, reason), let .serverRefused(service, reason): "\(service): \(reason)"
+        default: nil
+        }
+    }
+
     /// A device's link in one word (docs/web.md "devices[].link").
     static func word(for link: ApplianceStatus.Link) -> String {
         switch link {
@@ -73,6 +83,10 @@ extension Website {
         case .discoveringServices: "discovering"
         case .connected: "connected"
         case .listeningForAdvertisements: "listening"
+        case .reachingServer: "connecting"
+        case .following: "reachable"
+        case .serverUnreachable: "unreachable"
+        case .serverRefused: "refused"
         }
     }
 }

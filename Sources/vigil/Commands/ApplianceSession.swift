@@ -3,6 +3,7 @@ import Clocks
 import History
 import Host
 import Platform
+import Web
 
 /// `vigil run` and `vigil demo` as a host session: the `Supervisor` (the appliance, its face
 /// and the policy around them) run on real I/O. The session reads no clock and decides
@@ -33,6 +34,9 @@ struct ApplianceSession: HostSession {
     var statusServer: StatusServer?
     /// The page's sockets (`[web]`); nil when off.
     var webServer: WebServer?
+    /// The HTTP client's connections (the upload, the followers); nil in the demo, which has
+    /// no network: an exchange started there fails at once.
+    var network: HTTPRunner?
     /// systemd's notification socket; nil when not run by a Type=notify unit.
     var notifier: SystemdNotifier?
     /// The bundle being written on its own thread; nil when none is.
@@ -61,13 +65,14 @@ struct ApplianceSession: HostSession {
         (device?.descriptors ?? []) + (serialExport?.descriptors ?? []) + (statusServer?.descriptors ?? [])
             + (usbExportJob.map { [$0.descriptor] } ?? []) + (history.opening.map { [$0.descriptor] } ?? [])
             + (webReportJob.map { [$0.descriptor] } ?? []) + (webServer?.descriptors(supervisor) ?? [])
+            + (network?.descriptors ?? [])
     }
 
     /// An export still being sent on the serial port, a status answer on its socket: poll says
     /// when they take more, so a slow reader costs no wake-ups.
     var writeInterest: [Int32] {
         (serialExport?.wantsToWrite == true ? serialExport?.descriptors ?? [] : []) + (statusServer?.writeDescriptors ?? [])
-            + (webServer?.writeDescriptors(supervisor) ?? [])
+            + (webServer?.writeDescriptors(supervisor) ?? []) + (network?.writeDescriptors ?? [])
     }
 
     mutating func writable(_ descriptor: Int32, host: inout Host, at now: MonotonicInstant) {
@@ -79,6 +84,9 @@ struct ApplianceSession: HostSession {
             let clocks = ClockReadings(monotonic: now, wall: host.wallClock)
             webServer.writable(descriptor, supervisor: &supervisor, at: clocks)
             perform(at: clocks)
+        } else if let network, network.owns(descriptor) {
+            network.writable(descriptor)
+            perform(at: ClockReadings(monotonic: now, wall: host.wallClock))
         }
     }
 
@@ -109,6 +117,9 @@ struct ApplianceSession: HostSession {
             statusServer.readable(descriptor, at: now) { statusAnswer($0, board: statusServer.board, at: clocks) }
         } else if let webServer, webServer.owns(descriptor) {
             webServer.readable(descriptor, supervisor: &supervisor, at: clocks)
+            perform(at: clocks)
+        } else if let network, network.owns(descriptor) {
+            network.readable(descriptor)
             perform(at: clocks)
         } else if let job = usbExportJob, descriptor == job.descriptor {
             usbExportJob = nil
@@ -153,6 +164,7 @@ struct ApplianceSession: HostSession {
         serialExport?.close()
         statusServer?.close()
         webServer?.close()
+        network?.close()
     }
 
     private mutating func press(_ edges: [TimedButtonEdge], at now: ClockReadings) {
@@ -170,6 +182,11 @@ struct ApplianceSession: HostSession {
     private mutating func perform(at now: ClockReadings) {
         while true {
             let actions = supervisor.takeActions()
+            if actions.isEmpty, let network, network.hasEvents {
+                // How the connections went, for the HTTP client (and what it does next).
+                for event in network.takeEvents() { supervisor.receive(.http(event), at: now) }
+                continue
+            }
             if actions.isEmpty {
                 // A line write that failed, or one that works again, is the face fault's news.
                 let failure = device?.failure
@@ -251,8 +268,12 @@ struct ApplianceSession: HostSession {
             supervisor.receive(.recentGlucose(history.recentGlucose(since: since)), at: now)
         case .webShutdownWrite, .webClose:
             webServer?.perform(action)
-        case .http:
-            break  // Skeleton: the network runner (Sources/vigil/Network) performs these.
+        case let .http(action):
+            if let network {
+                network.perform(action)
+            } else if case let .open(id, _, _, _) = action {
+                supervisor.receive(.http(.failed(id, .connectFailed("this command makes no network connections"))), at: now)
+            }
         }
     }
 }

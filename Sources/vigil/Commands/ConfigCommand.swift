@@ -26,8 +26,9 @@ struct ConfigCheckCommand: ParsableCommand {
     func run() throws {
         let configuration = try RunCommand.loadConfiguration(file)
         try RunCommand.refuseExposedSecrets(configuration, file: file)
-        let (devices, _) = try RunCommand.devices(of: configuration, file: file)
+        _ = try RunCommand.devices(of: configuration, file: file)
         let web = try WebSetup.load(configuration, file: file)
+        let authorities = try NetworkSetup.load(configuration, file: file)
         let setup: FaceSetup
         do {
             setup = try configuration.face.setup()
@@ -43,11 +44,14 @@ struct ConfigCheckCommand: ParsableCommand {
         }
         print("\(file): ok")
         print("  controller: \(configuration.bluetooth.transport)")
-        print("  devices: \(devices.count)" + (configuration.devices.isEmpty ? "" : " (" + configuration.devices.map { "\($0.displayName) (\($0.type))" }.joined(separator: ", ") + ")"))
+        print("  devices: \(configuration.devices.count)" + (configuration.devices.isEmpty ? "" : " (" + configuration.devices.map { "\($0.displayName) (\($0.type))" }.joined(separator: ", ") + ")"))
+        // A follower's service and server, never its secrets (docs/followers.md).
+        for (device, source) in configuration.followers { print("  follows: \(device) from \(source)") }
         print("  face: \(face)")
         print("  state directory: \(configuration.storage.stateDirectory)")
         print("  nightscout: " + (configuration.nightscout.map { "upload to \($0)" } ?? "off (no [nightscout] section)"))
         print("  web: " + (web.map { "\($0.scheme)://\($0.listen)/ (token in \($0.tokenPath))" } ?? "off (no [web] section)"))
+        print("  certificate authorities: " + NetworkSetup.summary(authorities))
         StandardOutput.flush()
     }
 }

@@ -8,6 +8,7 @@ import Host
 import Platform
 import Readings
 import Transmitters
+import Web
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,6 +36,10 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("status-socket"), help: "Answer `vigil status` on this unix socket instead of the configuration's [status] socket (\"\" = off).")
     var statusSocket: String?
 
+    @Option(name: .customLong("connect-to"), parsing: .singleValue,
+            help: "HOST:PORT:ADDRESS:PORT: connect to ADDRESS:PORT for HOST:PORT (as curl's option); TLS still checks HOST. Repeatable.")
+    var connectTo: [String] = []
+
     @Option(help: "Stop after this many seconds (for tests; the appliance normally runs forever).")
     var seconds: Double?
 
@@ -52,6 +57,10 @@ struct RunCommand: ParsableCommand {
     /// drives the retry rather than waiting out the real timer.
     @Option(name: .customLong("retry-interval"), help: .hidden)
     var retryInterval: Double?
+
+    func validate() throws {
+        _ = try FetchCommand.connectToRules(connectTo)
+    }
 
     func run() throws {
         do {
@@ -81,6 +90,7 @@ struct RunCommand: ParsableCommand {
         let state = StateDirectory(path: controller.resolvedStateDirectory, logger: logger)
         let (devices, alarmDevices) = try Self.devices(of: configuration, file: config)
         let web = try WebSetup.load(configuration, file: config)
+        let authorities = try NetworkSetup.load(configuration, file: config)
         if devices.isEmpty { logger.log(.warning, "no [[device]] in \(config): Vigil will only keep the controller up") }
         let driverStates = state.loadDriverStates()
         let appliance = Appliance(devices: devices, remembered: state.loadRemembered(), activeScan: configuration.bluetooth.scan != .passive,
@@ -118,6 +128,8 @@ struct RunCommand: ParsableCommand {
         setup.faceDeviceOpened = device != nil
         setup.serialExportConfigured = configuration.export.serialPort != nil
         setup.clockShiftAtStart = state.loadClockShift()
+        // Nightscout, Dexcom Share and LibreLinkUp sources (docs/followers.md).
+        setup.followers = configuration.followers
         setup.website = web.map { web in
             var website = Website.Configuration(token: web.token, isHTTPS: web.tls != nil)
             website.units = configuration.alarms.units
@@ -156,6 +168,7 @@ struct RunCommand: ParsableCommand {
             session.webServer = WebServer(listen: web.listen, tls: web.tls, logger: logger)
             session.webServer?.open()
         }
+        session.network = HTTPRunner(authorities: authorities, connectTo: try FetchCommand.connectToRules(connectTo), logger: logger)
         session.start(at: ClockReadings(monotonic: now, wall: SystemClock.wallNow()))
         defer { session.close(at: ClockReadings(monotonic: SystemClock.monotonicNow(), wall: SystemClock.wallNow())) }
         // The same state directory: its static address and bonds found unreadable sound the fault too.

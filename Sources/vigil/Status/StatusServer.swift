@@ -217,7 +217,7 @@ extension ApplianceSession {
     /// they are at `now`.
     func statusAnswer(_ request: StatusRequest, board: StatusBoard, at now: ClockReadings) -> String {
         var status = board.snapshot(
-            links: supervisor.appliance.links(at: now.monotonic), alarms: supervisor.face?.alarms.engine.activeAlarms ?? [],
+            links: supervisor.links(at: now.monotonic), alarms: supervisor.face?.alarms.engine.activeAlarms ?? [],
             history: history.store.map { ApplianceStatus.History(path: $0.path, pendingRows: $0.pendingCount) },
             at: now.monotonic, wallNow: now.wall)
         status.web = webServer?.status

@@ -7,7 +7,7 @@ import Web
     static let secret = "correct-horse-battery"
 
     func parse(_ text: String) throws(ConfigurationErrors) -> VigilConfiguration {
-        try VigilConfiguration(parsing: text, knownDeviceTypes: ["heart-rate", "dexcom-share"])
+        try VigilConfiguration(parsing: text, knownDeviceTypes: ["heart-rate", "dexcom-share", "nightscout"])
     }
 
     @Test func withoutTheSectionNothingIsUploaded() throws {
@@ -94,6 +94,10 @@ import Web
         let following = try parse("[[device]]\ntype = \"dexcom-share\"\nlabel = \"Emma\"\nusername = \"a\"\npassword = \"b\"\n")
         #expect(following.secretsHeld == ["[[device]] Emma password"])
         #expect(following.secretFileProblem(mode: 0o644) != nil)
+        let site = try parse("[[device]]\ntype = \"nightscout\"\nlabel = \"Leo\"\nurl = \"https://leo.example\"\ntoken = \"leo-reader-12345\"\n")
+        #expect(site.secretsHeld == ["[[device]] Leo token"])
+        let open = try parse("[[device]]\ntype = \"nightscout\"\nlabel = \"Mia\"\nurl = \"https://mia.example\"\n")
+        #expect(open.secretsHeld.isEmpty, "a site open to readers needs no secret")
         #expect(try parse("[web]\n").secretFileProblem(mode: 0o644) == nil)
     }
 

@@ -159,8 +159,8 @@ import Testing
         ("[[device]]\ntype = \"heart-rate\"\naddress = \"C0:11:22:33:44:55\"\n[[device]]\ntype = \"miaomiao\"\naddress = \"c0:11:22:33:44:55\"",
          .invalidValue(key: "address", section: "[[device]]", reason: "C0:11:22:33:44:55 is already used by the device on line 1"), 4, 1),
         // Device types come from the caller's registry.
-        ("[[device]]\ntype = \"heartrate\"", .unknownDeviceType(name: "heartrate", known: knownTypes, hint: .didYouMean("heart-rate")), 2, 8),
-        ("[[device]]\ntype = \"libre2\"", .unknownDeviceType(name: "libre2", known: knownTypes, hint: nil), 2, 8),
+        ("[[device]]\ntype = \"heartrate\"", .unknownDeviceType(name: "heartrate", known: knownTypes + FollowerSource.typeNames, hint: .didYouMean("heart-rate")), 2, 8),
+        ("[[device]]\ntype = \"libre2\"", .unknownDeviceType(name: "libre2", known: knownTypes + FollowerSource.typeNames, hint: nil), 2, 8),
     ]
 
     @Test(arguments: rejected)
@@ -176,7 +176,7 @@ import Testing
         } catch {
             errors = error.errors
         }
-        #expect(errors.map(\.message) == ["unknown device type \"heart-rate\"; known types: none"])
+        #expect(errors.map(\.message) == ["unknown device type \"heart-rate\"; known types: nightscout, dexcom-share, librelinkup"], "the followers are Vigil's own types")
     }
 
     @Test func reportsEverySchemaErrorInFileOrder() {

@@ -66,8 +66,20 @@ import Testing
         let live = keys(lines.filter { !$0.hasPrefix("#") })
         #expect(live == ["hci", "btsnoop-log", "scan", "static-address", "state-dir", "level"])
         let exampleStart = try #require(lines.firstIndex(of: "# [[device]]"))
-        let example = keys(lines[exampleStart...].filter { $0.hasPrefix("# ") }.map { $0.dropFirst(2) })
+        let followersStart = try #require(lines.firstIndex { $0.hasPrefix("# Followers:") })
+        let example = keys(lines[exampleStart..<followersStart].filter { $0.hasPrefix("# ") }.map { $0.dropFirst(2) })
         #expect(example == VigilConfiguration.deviceKeys)
+    }
+
+    /// The follower examples, uncommented, are three followers with every key of their types.
+    @Test func packagedFollowerExamplesParse() throws {
+        let lines = try Self.packagedFile.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("# Followers:") })
+        let examples = lines[start...].drop { $0 != "# [[device]]" }.map { $0.dropFirst(2) }.joined(separator: "\n")
+        let config = try VigilConfiguration(parsing: examples, knownDeviceTypes: Self.knownTypes)
+        #expect(config.followers.map(\.source.typeName) == FollowerSource.typeNames)
+        // Each key shown (api-secret as the commented alternative to token).
+        for key in SchemaReader.followerKeys.values.joined() { #expect(examples.contains("\n\(key) = ") || examples.contains("# \(key) = "), "\(key)") }
     }
 
     @Test func packagedFileDocumentsEveryDeviceAlarmOption() throws {
@@ -83,9 +95,11 @@ import Testing
     @Test func packagedDeviceExampleIsValidWhenUncommented() throws {
         // A parent enables the example by removing "# "; it must then parse as documented.
         var text = ""
-        var inExample = false
+        var inExample = false, followers = false
         for line in try Self.packagedFile.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "# [[device]]" { inExample = true }
+            // The follower examples after it have their own test.
+            if line.hasPrefix("# Followers:") { followers = true }
+            inExample = !followers && (inExample || line == "# [[device]]")
             text += (inExample && line.hasPrefix("# ") ? String(line.dropFirst(2)) : String(line)) + "\n"
         }
         let config = try VigilConfiguration(parsing: text, knownDeviceTypes: Self.knownTypes)

@@ -37,4 +37,11 @@ import Testing
         let json = ExportFixtures.glucoseNoTrend.exportJSON(utcOffset: .zero)
         #expect(json == #"{"device":"libre","kind":"glucose","value":97.6,"unit":"mg/dL","time":"2026-11-22T06:06:00+00:00","date":1795327560000,"origin":"backfill"}"#)
     }
+
+    /// A follower's reading says where it came from (docs/followers.md).
+    @Test func aFollowedReadingSaysSo() {
+        var reading = ExportFixtures.glucoseNoTrend
+        reading.origin = .followed
+        #expect(reading.exportJSON(utcOffset: .zero).hasSuffix(#","origin":"followed"}"#))
+    }
 }

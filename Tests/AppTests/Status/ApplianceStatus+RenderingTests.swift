@@ -195,4 +195,5 @@ import Testing
             + #""lastFailureAt":"2027-01-15T07:59:30.000Z","refused":false,"droppedUnsent":0,"rejected":0,"#
             + #""fault":"Nightscout upload failing for 2 h, 37 waiting: could not connect"}}"#))
     }
+
 }

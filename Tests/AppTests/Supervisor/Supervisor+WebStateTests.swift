@@ -26,7 +26,7 @@ import Web
         #expect(body.contains(#""stale":false"#))
         #expect(body.contains(#""clockSet":true"#))
         #expect(body.contains(#""thresholds":{"urgentLow":55,"low":70,"high":250"#))
-        #expect(body.contains(#""devices":[{"id":"cgm","type":"bthome","link":"listening","lastSeen":"#))
+        #expect(body.contains(#""devices":[{"id":"cgm","type":"bthome","link":"listening","linkDetail":null,"lastSeen":"#))
         #expect(body.contains(#""alarms":[]"#) && body.contains(#""faults":[]"#))
         // Every reading of the minute, oldest first.
         let readings = try #require(body.firstRange(of: #""readings":[["#))

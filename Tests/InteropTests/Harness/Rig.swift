@@ -122,6 +122,12 @@ final class Rig: @unchecked Sendable {
     /// The rig's stderr so far (for failure messages).
     var stderrText: String { String(decoding: stderrDrain.finish(within: 0), as: UTF8.self) }
 
+    /// Writes one line to the rig's stdin: the network rigs take their commands there
+    /// (Tests/Rigs/https_rig.py; `command(_:)` sends one and waits for its acknowledgement).
+    func send(line: String) throws {
+        try stdinPipe.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
     /// Number of JSON lines seen so far: take it before an action, then read `records(since:)`.
     var lineCount: Int { state.count }
 

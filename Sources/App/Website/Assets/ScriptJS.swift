@@ -18,7 +18,8 @@ extension Website.Assets {
   var LINKS = {
     searching: "Searching", waiting: "Waiting to reconnect", connecting: "Connecting",
     securing: "Securing the link", discovering: "Reading its services", connected: "Connected",
-    listening: "Listening to its broadcasts"
+    listening: "Listening to its broadcasts", reachable: "Reachable", unreachable: "Unreachable",
+    refused: "Refused"
   };
   var STATUS = {
     sounding: "Sounding", escalated: "Sounding louder", snoozed: "Snoozed",
@@ -318,7 +319,8 @@ extension Website.Assets {
     renderList("devices", state.devices, "No device is configured.", "data-device", "id", function (item, device) {
       item.appendChild(el("div", "name", device.id + (device.type ? " \u00b7 " + device.type : "")));
       var facts = el("div", "facts", null);
-      facts.appendChild(document.createTextNode((LINKS[device.link] || words(device.link || "unknown")) + " \u00b7 seen "));
+      facts.appendChild(document.createTextNode((LINKS[device.link] || words(device.link || "unknown")) +
+        (device.linkDetail ? " (" + device.linkDetail + ")" : "") + " \u00b7 seen "));
       facts.appendChild(isNumber(device.lastSeen) ? agoSpan(device.lastSeen) : el("span", "", "never"));
       var more = [];
       if (isNumber(device.battery)) more.push("battery " + Math.round(device.battery) + "%");
