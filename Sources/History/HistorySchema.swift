@@ -5,7 +5,7 @@ enum HistorySchema {
     /// `migrations[i]` takes a database from version `i` to `i + 1`.
     static let migrations: [Migration] = [
         Migration(version1), Migration(version2), Migration(version3), Migration(version4),
-        Migration(version5, then: SameReading.foldDuplicates),
+        Migration(version5, then: SameReading.foldDuplicates), Migration(version6),
     ]
 
     /// A migration's SQL, and the work SQL alone cannot say well, run after it in the same
@@ -147,6 +147,63 @@ enum HistorySchema {
         DROP INDEX readings_unique_sensor_time;
         CREATE UNIQUE INDEX readings_unique_sensor_stamp
             ON readings(device, kind, ifnull(sensor_run, ''), sensor_time) WHERE sensor_time IS NOT NULL;
+        """
+
+    /// Version 6: the upload queue (docs/nightscout-upload.md "The queue"). A reading is queued
+    /// by a trigger, so in the very transaction that stores it: a commit that fails queues
+    /// nothing and stores nothing, and the rows wait in memory together. One queue row per
+    /// reading (`source` 1, `row` = readings.id) or calibration (`source` 2) and per active
+    /// target; it leaves only when the target acknowledged it, or when retention deletes the
+    /// row it stands for (counted in `upload_targets.dropped`).
+    /// - Queued: sensor glucose (1), meter glucose (2), battery (8), calibrations.
+    /// - Never queued: `origin = 2`, a reading followed from a server (a Nightscout site, Dexcom
+    ///   Share, LibreLinkUp): it came from a server already, and sending it back would echo it.
+    /// - `wall_time` repeats the reading's so the oldest come first through an index without a
+    ///   join; re-dating moves it with the row. The upsert in the insert triggers makes a
+    ///   leftover queue row (its reading replaced by `UPDATE OR REPLACE`, which fires no delete
+    ///   trigger) take the new reading of a reused row id instead of failing the commit.
+    /// - `upload_targets`: one per configured destination (`nightscout`), `active` while
+    ///   configured; `last_success` (wall µs) survives restarts for `vigil status`.
+    static let version6 = """
+        CREATE TABLE upload_targets (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            active INTEGER NOT NULL DEFAULT 1,
+            last_success INTEGER,
+            dropped INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE upload_queue (
+            source INTEGER NOT NULL,
+            row INTEGER NOT NULL,
+            target INTEGER NOT NULL REFERENCES upload_targets(id),
+            wall_time INTEGER NOT NULL,
+            PRIMARY KEY (source, row, target)) WITHOUT ROWID;
+        CREATE INDEX upload_queue_by_time ON upload_queue(target, wall_time);
+        CREATE TRIGGER readings_upload_queue AFTER INSERT ON readings WHEN NEW.kind IN (1, 2, 8) AND NEW.origin <> 2 BEGIN
+            INSERT INTO upload_queue (source, row, target, wall_time)
+                SELECT 1, NEW.id, id, NEW.wall_time FROM upload_targets WHERE active = 1
+                ON CONFLICT DO UPDATE SET wall_time = excluded.wall_time;
+        END;
+        CREATE TRIGGER calibrations_upload_queue AFTER INSERT ON calibrations BEGIN
+            INSERT INTO upload_queue (source, row, target, wall_time)
+                SELECT 2, NEW.id, id, NEW.wall_time FROM upload_targets WHERE active = 1
+                ON CONFLICT DO UPDATE SET wall_time = excluded.wall_time;
+        END;
+        CREATE TRIGGER readings_upload_pruned AFTER DELETE ON readings WHEN OLD.kind IN (1, 2, 8) BEGIN
+            UPDATE upload_targets SET dropped = dropped + 1
+                WHERE id IN (SELECT target FROM upload_queue WHERE source = 1 AND row = OLD.id);
+            DELETE FROM upload_queue WHERE source = 1 AND row = OLD.id;
+        END;
+        CREATE TRIGGER calibrations_upload_pruned AFTER DELETE ON calibrations BEGIN
+            UPDATE upload_targets SET dropped = dropped + 1
+                WHERE id IN (SELECT target FROM upload_queue WHERE source = 2 AND row = OLD.id);
+            DELETE FROM upload_queue WHERE source = 2 AND row = OLD.id;
+        END;
+        CREATE TRIGGER readings_upload_redated AFTER UPDATE OF wall_time ON readings WHEN OLD.kind IN (1, 2, 8) BEGIN
+            UPDATE upload_queue SET wall_time = NEW.wall_time WHERE source = 1 AND row = NEW.id;
+        END;
+        CREATE TRIGGER calibrations_upload_redated AFTER UPDATE OF wall_time ON calibrations BEGIN
+            UPDATE upload_queue SET wall_time = NEW.wall_time WHERE source = 2 AND row = NEW.id;
+        END;
         """
 
     /// Brings `connection` to `currentVersion`, one transaction per migration (a crash between

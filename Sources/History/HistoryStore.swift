@@ -72,6 +72,8 @@ public final class HistoryStore {
     /// Row ids of devices and of this boot, cached; cleared when a transaction rolls back.
     var deviceIDs: [DeviceID: Int64] = [:]
     var bootRow: (id: Int64, firstReading: Int64)?
+    /// Upload targets to write before the next rows (`registerUploadTargets`); nil once written.
+    var pendingUploadTargets: Set<String>?
 
     /// Opens (or creates) the history at `path`, checks it, and migrates it.
     ///
@@ -249,14 +251,18 @@ public final class HistoryStore {
     /// the caller raises the storage fault, and the rows wait for the next call.
     @discardableResult
     public func commit() -> CommitOutcome {
-        guard !pending.isEmpty else { return .nothingPending }
+        guard !pending.isEmpty || pendingUploadTargets != nil else { return .nothingPending }
         var inserted = 0
+        let targets = pendingUploadTargets
         do throws(SQLiteError) {
             try connection.execute("BEGIN IMMEDIATE")
+            // Before the rows: they are queued for the targets active when they are stored.
+            try writeUploadTargets()
             for row in pending { inserted += try insert(row) }
             try connection.execute("COMMIT")
         } catch {
             rollBack()
+            pendingUploadTargets = targets
             let dropped = droppedUnreported
             droppedUnreported = 0
             return .failed(.sqlite(error), pending: pending.count, dropped: dropped)

@@ -106,7 +106,7 @@ public struct NoisyCrowd: Sendable {
 
     /// The AdvData of one advertising event of `member`.
     public static func advertisingData(member: Int, event: UInt64, seed: UInt64) -> [UInt8] {
-        var random = SplitMix(state: mix(seed, UInt64(member), 0x10_0000 &+ event))
+        var random = SplitMix64(seed: mix(seed, UInt64(member), 0x10_0000 &+ event))
         switch behaviour(of: member) {
         case .garbage:
             return (0..<Int(random.next() % 32)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
@@ -144,21 +144,8 @@ public struct NoisyCrowd: Sendable {
     }
 }
 
-/// SplitMix64 (Steele, Lea and Flood 2014): a small deterministic generator for the crowd.
-private struct SplitMix {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// One pseudo-random number from three inputs.
 private func mix(_ a: UInt64, _ b: UInt64, _ c: UInt64) -> UInt64 {
-    var random = SplitMix(state: a ^ (b &* 0x9E37_79B9_7F4A_7C15) ^ (c &* 0xC2B2_AE3D_27D4_EB4F))
+    var random = SplitMix64(seed: a ^ (b &* 0x9E37_79B9_7F4A_7C15) ^ (c &* 0xC2B2_AE3D_27D4_EB4F))
     return random.next()
 }

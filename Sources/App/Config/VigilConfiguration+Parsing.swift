@@ -12,6 +12,7 @@ extension VigilConfiguration {
         ("face", faceKeys),
         ("alarms", alarmsKeys),
         ("web", webKeys),
+        ("nightscout", nightscoutKeys),
         ("device", deviceKeys),
     ]
 
@@ -73,6 +74,8 @@ struct SchemaReader {
                 if let table = sectionTable(entry) { config.alarms = readAlarms(table) }
             case "web":
                 if let table = sectionTable(entry) { config.web = readWeb(table, at: entry.value.position) }
+            case "nightscout":
+                if let table = sectionTable(entry) { config.nightscout = readNightscout(table, at: entry.value.position) }
             case "device":
                 config.devices = readDevices(entry)
             default:

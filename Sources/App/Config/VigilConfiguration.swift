@@ -159,6 +159,8 @@ public struct VigilConfiguration: Equatable, Sendable {
     public var alarms: Alarms
     /// `[web]` (VigilConfiguration.Web.swift); nil (no section): nothing is served.
     public var web: Web?
+    /// `[nightscout]` (VigilConfiguration.Nightscout.swift); nil (no section): no upload.
+    public var nightscout: Nightscout?
     /// Things in the file that work but deserve a look (a line the board profile does not
     /// list as safe), in file order: Vigil logs them at start and runs.
     public var warnings: [ConfigurationError] = []

@@ -30,14 +30,13 @@ extension Nightscout {
             for (index, reading) in meters.enumerated() {
                 guard case let .meterGlucose(glucose, context) = reading.value else { continue }
                 let notes = [context?.text, calibrationsOf[index].map(Self.calibrationNote)].compactMap { $0 }
-                dated.append((reading.wallTime, document(id: DocumentID.of(reading, in: "treatments"), glucose: glucose, at: reading.wallTime,
-                                                         enteredBy: reading.device, notes: notes, snapshot)))
+                dated.append((reading.wallTime, document(id: DocumentID.of(reading, in: "treatments"), glucose: glucose,
+                                                         createdAt: reading.wallTime.iso8601, enteredBy: reading.device, notes: notes,
+                                                         utcOffsetMinutes: snapshot.utcOffsetMinutes)))
             }
             for calibration in unmatched {
-                let id = DocumentID.make(["treatments", "calibration", calibration.device.rawValue,
-                                          String(calibration.wallTime.microsecondsSinceEpoch)])
-                dated.append((calibration.wallTime, document(id: id, glucose: calibration.glucose, at: calibration.wallTime,
-                                                            enteredBy: calibration.device, notes: [calibrationNote([calibration.device])], snapshot)))
+                dated.append((calibration.wallTime, document(of: calibration, createdAt: calibration.wallTime.iso8601,
+                                                            utcOffsetMinutes: snapshot.utcOffsetMinutes)))
             }
             return dated.sorted { $0.0 > $1.0 }.map(\.1)
         }
@@ -46,15 +45,25 @@ extension Nightscout {
             "calibration of " + devices.map(\.rawValue).joined(separator: ", ")
         }
 
-        static func document(id: String, glucose: GlucoseConcentration, at time: WallClockTime, enteredBy: DeviceID,
-                             notes: [String], _ snapshot: Snapshot) -> [(String, JSON)] {
+        /// A calibration as a "BG Check" of its own, entered by the calibrated device; the same
+        /// `_id` whether served or uploaded.
+        static func document(of calibration: Calibration, createdAt: String, utcOffsetMinutes: Int64) -> [(String, JSON)] {
+            let id = DocumentID.make(["treatments", "calibration", calibration.device.rawValue, String(calibration.wallTime.microsecondsSinceEpoch)])
+            return document(id: id, glucose: calibration.glucose, createdAt: createdAt, enteredBy: calibration.device,
+                            notes: [calibrationNote([calibration.device])], utcOffsetMinutes: utcOffsetMinutes)
+        }
+
+        /// `createdAt`: UTC as Nightscout serves it, or local time with its offset as an
+        /// uploader sends it (Nightscout takes `utcOffset` from that offset).
+        static func document(id: String, glucose: GlucoseConcentration, createdAt: String, enteredBy: DeviceID,
+                             notes: [String], utcOffsetMinutes: Int64) -> [(String, JSON)] {
             var fields: [(String, JSON)] = [
-                ("_id", .string(id)), ("eventType", "BG Check"), ("created_at", .string(time.iso8601)),
+                ("_id", .string(id)), ("eventType", "BG Check"), ("created_at", .string(createdAt)),
                 ("glucose", .int(Int64(glucose.roundedMilligramsPerDeciliter))), ("glucoseType", "Finger"), ("units", "mg/dl"),
                 ("enteredBy", .string("vigil-" + enteredBy.rawValue)),
             ]
             if !notes.isEmpty { fields.append(("notes", .string(notes.joined(separator: ", ")))) }
-            fields.append(("utcOffset", .int(snapshot.utcOffsetMinutes)))
+            fields.append(("utcOffset", .int(utcOffsetMinutes)))
             return fields
         }
     }
@@ -66,13 +75,20 @@ extension Nightscout {
         /// One record per device report, newest first.
         static func documents(_ snapshot: Snapshot) -> [[(String, JSON)]] {
             snapshot.devices.sorted { ($0.reportedAt, $1.device) > ($1.reportedAt, $0.device) }.map { report in
-                [
-                    ("_id", .string(DocumentID.make(["devicestatus", report.device.rawValue, String(report.reportedAt.microsecondsSinceEpoch)]))),
-                    ("device", .string("vigil-" + report.device.rawValue)), ("created_at", .string(report.reportedAt.iso8601)),
-                    ("uploader", .object([("battery", .int(Int64(report.battery.value)))])),
-                    ("utcOffset", .int(snapshot.utcOffsetMinutes)),
-                ]
+                [("_id", .string(DocumentID.make(["devicestatus", report.device.rawValue, String(report.reportedAt.microsecondsSinceEpoch)])))]
+                    + fields(device: report.device, battery: report.battery, createdAt: report.reportedAt.iso8601,
+                             utcOffsetMinutes: snapshot.utcOffsetMinutes)
             }
+        }
+
+        /// A record's fields but its `_id`: served with one, uploaded without (Nightscout
+        /// inserts device status as sent, so a repeated `_id` would be refused).
+        static func fields(device: DeviceID, battery: Percent, createdAt: String, utcOffsetMinutes: Int64) -> [(String, JSON)] {
+            [
+                ("device", .string("vigil-" + device.rawValue)), ("created_at", .string(createdAt)),
+                ("uploader", .object([("battery", .int(Int64(battery.value)))])),
+                ("utcOffset", .int(utcOffsetMinutes)),
+            ]
         }
     }
 }

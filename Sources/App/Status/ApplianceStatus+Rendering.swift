@@ -36,6 +36,7 @@ extension ApplianceStatus {
         case let .serving(url)?: lines.append("web: serving \(url)")
         case let .notServed(reason)?: lines.append("web: not served: \(reason)")
         }
+        lines.append(upload.map { Self.words($0, at: time) } ?? "nightscout: off")
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -56,7 +57,31 @@ extension ApplianceStatus {
             case let .notServed(reason): .object([("serving", .bool(false)), ("reason", .string(reason))])
             }
         } ?? .null))
+        members.append(("upload", upload.map { upload in
+            let status = upload.status
+            return .object([
+                ("queued", .int(Int64(status.queued))), ("oldest", status.oldest.map { .string($0.iso8601) } ?? .null),
+                ("lastSuccess", status.lastSuccess.map { .string($0.iso8601) } ?? .null), ("failing", .bool(status.failingSince != nil)),
+                ("lastFailure", status.lastFailure.map(JSON.string) ?? .null),
+                ("lastFailureAt", status.lastFailureAt.map { .string($0.iso8601) } ?? .null), ("refused", .bool(status.refused)),
+                ("droppedUnsent", .int(Int64(status.droppedUnsent))), ("rejected", .int(Int64(status.rejected))),
+                ("fault", upload.fault.map(JSON.string) ?? .null),
+            ])
+        } ?? .null))
         return .object(members)
+    }
+
+    /// "nightscout: 12 waiting (the oldest 3 h ago), last sent 2 min ago; failing: ..."
+    static func words(_ upload: Upload, at now: WallClockTime) -> String {
+        let status = upload.status
+        var line = "nightscout: \(status.queued) waiting"
+        if status.queued > 0, let oldest = status.oldest { line += " (the oldest \(ago(now - oldest)))" }
+        line += ", last sent " + (status.lastSuccess.map { ago(now - $0) } ?? "never")
+        if status.failingSince != nil, let failure = status.lastFailure { line += "; failing: \(failure)" }
+        if status.droppedUnsent > 0 { line += "; \(status.droppedUnsent) reached the end of their retention unsent" }
+        if status.rejected > 0 { line += "; \(status.rejected) refused by the site and dropped" }
+        if let fault = upload.fault { line += "\n  warning: \(fault)" }
+        return line
     }
 
     // MARK: words

@@ -165,6 +165,20 @@ public struct ApplianceStatus: Equatable, Sendable {
     public var history: History?
     /// The page on the home network (`[web]`); nil when it is off.
     public var web: Web?
+    /// The Nightscout upload (`[nightscout]`); nil when it is off.
+    public var upload: Upload?
+
+    /// Where the upload stands (docs/nightscout-upload.md "Status"); no URL, no secret.
+    public struct Upload: Equatable, Sendable {
+        public var status: Nightscout.UploadStatus
+        /// The warning after an hour of failures with rows waiting; nil otherwise.
+        public var fault: String?
+
+        public init(status: Nightscout.UploadStatus, fault: String?) {
+            self.status = status
+            self.fault = fault
+        }
+    }
 
     /// Whether the page is served: its address, or why the listener could not be had.
     public enum Web: Equatable, Sendable {

@@ -22,6 +22,7 @@ extension Supervisor {
     /// Appended to the history, or kept until it opens.
     mutating func record(_ record: HistoryRecord) {
         guard record.rows > 0 else { return }
+        noteQueued(record)
         switch history {
         case .open:
             actions.append(.record(record))
@@ -50,6 +51,7 @@ extension Supervisor {
         case .starting:
             adopt(outcome, at: now.monotonic)
             loadRecentGlucose(at: now)
+            startUpload(at: now)
         case let .reopening(reopening, _):
             var reopening = reopening
             let waiting = reopening.takeWaiting()
@@ -73,6 +75,7 @@ extension Supervisor {
             // `.history` stays failing from the failed open until this commit works.
             actions.append(.commitHistory)
             applyClockSettings()
+            startUpload(at: now)
         case .none, .open:
             break
         }

@@ -81,6 +81,7 @@ extension Supervisor {
                                 wallTime: now.wall - (now.monotonic - report.takenAt), receivedAt: now.monotonic))
             return
         }
+        if case let .transmitter(device, _, .info(info)) = event, let level = info.battery { recordBattery(level, of: device, at: now) }
         guard case let .readings(device, _, readings) = event else { return }
         var boardDated: [RecordedReading] = [], ownClock: [RecordedReading] = []
         let followed = isFollower(device)
@@ -90,6 +91,16 @@ extension Supervisor {
         }
         if !boardDated.isEmpty { record(.readings(boardDated, receivedAt: now.monotonic)) }
         if !ownClock.isEmpty { record(.readings(ownClock, receivedAt: nil)) }
+    }
+
+    /// With the upload on, a device's battery percentage is kept in the history when it
+    /// changes (at the first report of a run too): the queue sends it as Nightscout device
+    /// status (docs/nightscout-upload.md "What is sent"). A thermometer repeats its level in
+    /// every advertisement; only a change is a row.
+    private mutating func recordBattery(_ level: Percent, of device: DeviceID, at now: ClockReadings) {
+        guard uploader != nil, batteryRecorded[device] != level else { return }
+        batteryRecorded[device] = level
+        record(.readings([RecordedReading(device: device, value: .battery(level), wallTime: now.wall)], receivedAt: now.monotonic))
     }
 
     /// Line writes to the device; button outcomes to the log; the status line refreshed.

@@ -62,10 +62,14 @@ extension Supervisor {
                 ("canAcknowledge", .bool(alarm.isSounding)), ("coveredBySnoozeAll", .bool(alarm.kind.isCoveredBySnoozeAll)),
             ])
         }
-        let faults: [JSON] = active.compactMap { alarm in
+        var faults: [JSON] = active.compactMap { alarm in
             guard case let .fault(fault) = alarm.kind else { return nil }
             return .object([("name", .string(alarm.kind.name)), ("title", .string(Website.title(of: alarm.kind))),
                             ("detail", .string(Website.sentence(for: fault)))])
+        }
+        // A warning, not an alarm: the bedside alarms never wait on the upload.
+        if let line = uploader?.status.fault(at: now.monotonic) {
+            faults.append(.object([("name", "upload-failing"), ("title", "Nightscout upload failing"), ("detail", .string(line))]))
         }
 
         let status = website.board.snapshot(links: links(at: now.monotonic), alarms: [], history: nil,
@@ -106,6 +110,16 @@ extension Supervisor {
             ("alarms", .array(alarms)), ("snoozeAllUntil", snoozeAllUntil.map(time) ?? .null), ("faults", .array(faults)),
             ("devices", .array(devices)), ("others", .array(others)),
             ("history", .object([("open", .bool(historyIsOpen)), ("pendingRows", .int(Int64(pendingRows)))])),
+            ("upload", uploader.map { uploader in
+                let upload = uploader.status
+                return .object([
+                    ("queued", .int(Int64(upload.queued))), ("oldest", upload.oldest.map(time) ?? .null),
+                    ("lastSuccess", upload.lastSuccess.map(time) ?? .null), ("failing", .bool(upload.failingSince != nil)),
+                    ("lastFailure", upload.lastFailure.map(JSON.string) ?? .null),
+                    ("lastFailureAt", upload.lastFailureAt.map(time) ?? .null), ("refused", .bool(upload.refused)),
+                    ("droppedUnsent", .int(Int64(upload.droppedUnsent))), ("rejected", .int(Int64(upload.rejected))),
+                ])
+            } ?? .null),
         ]).rendered
     }
 

@@ -43,6 +43,10 @@ public struct Supervisor {
         public var retryInterval = Supervisor.saveRetryInterval
         /// The page and the Nightscout API on the home network (`[web]`); nil: off.
         public var website: Website.Configuration?
+        /// The upload to a Nightscout site (`[nightscout]`); nil: off.
+        public var upload: Nightscout.Uploader.Configuration?
+        /// Seeds the upload's back-off jitter: random in a run, fixed in a test.
+        public var uploadSeed: UInt64 = 0
         /// The HTTP client the upload and the followers share: its limits, its `User-Agent`
         /// (`Vigil/<version>`), and shorter time-outs only in tests.
         public var network: HTTP.Client.Configuration = {
@@ -152,6 +156,14 @@ public struct Supervisor {
     var httpClient = HTTP.Client()
     var exchangePurposes: [HTTP.ExchangeID: NetworkPurpose] = [:]
 
+    // The Nightscout upload (Supervisor+Upload); nil while `[nightscout]` is off.
+    var uploader: Nightscout.Uploader?
+    /// The history opened and the uploader was started.
+    var uploadStarted = false
+    /// Rows the queue takes were recorded since the last commit.
+    var uploadQueueGrowing = false
+    /// Each device's battery level last recorded in this run (with the upload on).
+    var batteryRecorded: [DeviceID: Percent] = [:]
     // The follower sources (Supervisor+Followers).
     public internal(set) var followers: [Follower]
     /// Their readings since the last report, taken in with the appliance's events.
@@ -166,6 +178,7 @@ public struct Supervisor {
         self.configuration = configuration
         self.driverStates = driverStates
         faceDeviceOpen = configuration.faceDeviceOpened
+        uploader = configuration.upload.map { Nightscout.Uploader(configuration: $0, seed: configuration.uploadSeed) }
         followers = configuration.followers.map { Follower(device: $0.device, source: $0.source) }
         history = configuration.historyPath == nil ? .none : .starting
         httpClient = HTTP.Client(configuration: configuration.network)
@@ -207,7 +220,7 @@ public struct Supervisor {
         return earliest(appliance.nextDeadline, face?.nextDeadline, face == nil ? nil : nextClockCheck,
                         face == nil ? nil : nextFaceOpen, nextSaveRetry, reopening, prune,
                         configuration.watchdogInterval.map { _ in nextWatchdog ?? .zero },  // the first feed: due at once
-                        website?.server.nextDeadline, httpClient.nextDeadline, followersNextDeadline)
+                        website?.server.nextDeadline, httpClient.nextDeadline, followersNextDeadline, uploader?.nextDeadline)
     }
 
     // MARK: The host
@@ -255,6 +268,7 @@ public struct Supervisor {
     /// transaction, old rows pruned a little at a time, a history not open tried again.
     public mutating func endOfTurn(at now: ClockReadings) {
         retryFailedSaves(at: now)
+        advanceUpload(at: now)
         advanceWeb(at: now)
         pushWebState(at: now)
         if case .none = history { return }
@@ -296,6 +310,7 @@ public struct Supervisor {
             historyOpenDidNotEnd()
         case let .historyCommitted(droppedTotal):
             historyCommitted(droppedTotal: droppedTotal, at: now.monotonic)
+            uploadCommitted(at: now)
         case let .historyCommitFailed(error, pending, droppedTotal):
             historyCommitFailed(error, pending: pending, droppedTotal: droppedTotal, at: now.monotonic)
         case let .historyPruned(finished, summary):
@@ -315,6 +330,10 @@ public struct Supervisor {
             website?.stateChanged = true
         case let .http(event):
             network(event, at: now)
+        case let .uploadBatchLoaded(result):
+            uploadBatchLoaded(result, at: now)
+        case let .uploadsAcknowledged(failure):
+            uploadsAcknowledged(failure, at: now)
         case let .notifyFailed(error):
             // systemd gone is worth a line, not one per watchdog tick.
             if !notifyFailureLogged { log(.warning, "systemd notification: \(error)") }

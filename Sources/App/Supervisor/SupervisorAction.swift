@@ -59,6 +59,12 @@ extension Supervisor {
         /// page's chart and the Nightscout API after a restart; answered with `recentGlucose`
         /// (a few thousand rows at most: read in place).
         case loadRecentGlucose(since: WallClockTime)
+        /// The oldest rows of `target`'s upload queue (docs/nightscout-upload.md), read in
+        /// place: answered with `uploadBatchLoaded`.
+        case loadUploadBatch(target: String, limit: Int)
+        /// Remove `ids` from `target`'s queue; `success` is its last success (nil: dropped
+        /// unsent). In place; answered with `uploadsAcknowledged`.
+        case acknowledgeUploads(target: String, [UploadQueue.ItemID], success: WallClockTime?)
         /// The HTTP client's connection work (docs/network.md): answered with `Input.http`.
         case http(HTTP.Client.Action)
     }

@@ -37,6 +37,10 @@ extension Supervisor {
         case recentGlucose([RecordedReading])
         /// How an HTTP exchange's connection went (docs/network.md).
         case http(HTTP.Client.Event)
+        /// `loadUploadBatch` done: the batch, or why the history could not give one.
+        case uploadBatchLoaded(Result<UploadQueue.Batch, Nightscout.HistoryReadFailure>)
+        /// `acknowledgeUploads` done: nil, or why the history could not take it.
+        case uploadsAcknowledged(failure: String?)
         /// The run stops: what waits is written, or said lost.
         case exiting
     }

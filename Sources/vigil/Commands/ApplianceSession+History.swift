@@ -13,6 +13,9 @@ struct HistorySide {
     /// For tests: each attempt to open it again waits this long first, as on a slow card.
     var openDelay: Duration?
     var store: HistoryStore?
+    /// The upload targets configured (`nightscout` with `[nightscout]`), registered each time
+    /// the history opens: only these collect (docs/nightscout-upload.md "The queue").
+    var uploadTargets: Set<String> = []
     /// The attempt running on its own thread; nil between attempts.
     var opening: BackgroundJob<HistoryOpening.Opened>?
 
@@ -67,6 +70,21 @@ struct HistorySide {
             } catch {
                 return .historyOpenFailed("\(error)")
             }
+        case let .loadUploadBatch(target, limit):
+            guard let store else { return .uploadBatchLoaded(.failure(.init("the history is not open"))) }
+            do {
+                return .uploadBatchLoaded(.success(try store.uploadBatch(for: target, limit: limit)))
+            } catch {
+                return .uploadBatchLoaded(.failure(.init("\(error)")))
+            }
+        case let .acknowledgeUploads(target, ids, success):
+            guard let store else { return .uploadsAcknowledged(failure: "the history is not open") }
+            do {
+                try store.acknowledgeUploads(ids, for: target, at: success)
+                return .uploadsAcknowledged(failure: nil)
+            } catch {
+                return .uploadsAcknowledged(failure: "\(error)")
+            }
         case let .finishHistoryOpening(limit):
             guard let job = opening else { return nil }
             opening = nil
@@ -88,6 +106,8 @@ struct HistorySide {
             return .historyOpenFailed("\(error)")
         case let .success(opened):
             store = opened
+            // Before any row is written: the rows of this run are queued for these targets.
+            opened.registerUploadTargets(uploadTargets)
             return switch opened.outcome {
             case let .opened(version): .historyOpened(.opened(fromVersion: version))
             case .created: .historyOpened(.created)

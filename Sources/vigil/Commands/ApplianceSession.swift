@@ -217,7 +217,7 @@ struct ApplianceSession: HostSession {
             case let .clockShift(watch): state.saveClockShift(watch)
             }
             supervisor.receive(.saved(file.stored, succeeded: saved), at: now)
-        case .record, .commitHistory, .pruneHistory, .redateHistory, .openHistory, .finishHistoryOpening:
+        case .record, .commitHistory, .pruneHistory, .redateHistory, .openHistory, .finishHistoryOpening, .loadUploadBatch, .acknowledgeUploads:
             if let answer = history.perform(action) { supervisor.receive(answer, at: now) }
         case .startSerialExport:
             guard let make = makeSerialExport, let store = history.store else { return }

@@ -25,6 +25,7 @@ struct ConfigCheckCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try RunCommand.loadConfiguration(file)
+        try RunCommand.refuseExposedSecrets(configuration, file: file)
         _ = try RunCommand.devices(of: configuration, file: file)
         let web = try WebSetup.load(configuration, file: file)
         let authorities = try NetworkSetup.load(configuration, file: file)
@@ -48,6 +49,7 @@ struct ConfigCheckCommand: ParsableCommand {
         for (device, source) in configuration.followers { print("  follows: \(device) from \(source)") }
         print("  face: \(face)")
         print("  state directory: \(configuration.storage.stateDirectory)")
+        print("  nightscout: " + (configuration.nightscout.map { "upload to \($0)" } ?? "off (no [nightscout] section)"))
         print("  web: " + (web.map { "\($0.scheme)://\($0.listen)/ (token in \($0.tokenPath))" } ?? "off (no [web] section)"))
         print("  certificate authorities: " + NetworkSetup.summary(authorities))
         StandardOutput.flush()

@@ -75,6 +75,7 @@ struct RunCommand: ParsableCommand {
 
     private func runAppliance() throws {
         let configuration = try Self.loadConfiguration(config)
+        try Self.refuseExposedSecrets(configuration, file: config)
         let level = Logger.level(named: logLevel ?? configuration.log.level.rawValue) ?? .info
         let logger = Logger(minimum: level)
         logger.writeOnItsOwnThread()
@@ -137,6 +138,10 @@ struct RunCommand: ParsableCommand {
             website.devices = configuration.devices.map { .init(id: DeviceID($0.displayName), kind: $0.type) }
             return website
         }
+        if let nightscout = configuration.nightscout, let credential = nightscout.credential {
+            setup.upload = Nightscout.Uploader.Configuration(site: nightscout.url, credential: credential, utcOffset: configuration.alarms.utcOffset)
+            setup.uploadSeed = SecureRandom.bytes(8).reduce(0) { $0 << 8 | UInt64($1) }
+        }
         let retry = retryInterval.flatMap { $0 > 0 ? Duration.milliseconds(Int64($0 * 1000)) : nil }
         if let retry { setup.retryInterval = retry }
         var session = ApplianceSession(supervisor: Supervisor(appliance: appliance, face: face, configuration: setup, driverStates: driverStates),
@@ -153,6 +158,7 @@ struct RunCommand: ParsableCommand {
         }
         session.history.path = setup.historyPath ?? ""
         session.history.rowLimit = setup.historyRowLimit
+        session.history.uploadTargets = setup.upload == nil ? [] : [Nightscout.Uploader.Configuration.target]
         if let historyOpenDelay, historyOpenDelay > 0 { session.history.openDelay = .milliseconds(Int64(historyOpenDelay * 1000)) }
         if let path = statusSocket.map({ $0.isEmpty ? nil : $0 }) ?? configuration.status.socketPath {
             let board = StatusBoard(version: VigilVersion.string, startedAt: now,
@@ -214,10 +220,29 @@ struct RunCommand: ParsableCommand {
             StandardError.write("\(path):\(line): not valid UTF-8: save the file as UTF-8")
             throw ExitCode(78)
         }
+        let configuration: VigilConfiguration
         do {
-            return try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterCatalog.builtIn.names)
+            configuration = try VigilConfiguration(parsing: text, knownDeviceTypes: TransmitterCatalog.builtIn.names)
         } catch {
             for problem in error.errors { StandardError.write(problem.formatted(file: path)) }
+            throw ExitCode(78)
+        }
+        return configuration
+    }
+
+    /// A secret in a file every user may read is no secret (docs/network.md "Configuration"):
+    /// `vigil run` and `vigil config check` refuse such a file (exit 78).
+    static func refuseExposedSecrets(_ configuration: VigilConfiguration, file path: String) throws {
+        guard !configuration.secretsHeld.isEmpty else { return }
+        let mode: UInt32
+        do {
+            mode = try FileSystem.permissions(path: path)
+        } catch {
+            StandardError.write("vigil: cannot read the configuration's permissions: \(error)")
+            throw ExitCode(78)
+        }
+        if let problem = configuration.secretFileProblem(mode: mode) {
+            StandardError.write("\(path): \(problem)")
             throw ExitCode(78)
         }
     }

@@ -221,6 +221,7 @@ extension ApplianceSession {
             history: history.store.map { ApplianceStatus.History(path: $0.path, pendingRows: $0.pendingCount) },
             at: now.monotonic, wallNow: now.wall)
         status.web = webServer?.status
+        status.upload = supervisor.uploadStatus.map { ApplianceStatus.Upload(status: $0, fault: $0.fault(at: now.monotonic)) }
         switch request {
         case .text: return status.text
         case .json: return status.json.rendered + "\n"

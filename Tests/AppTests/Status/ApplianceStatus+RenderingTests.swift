@@ -49,6 +49,7 @@ import Testing
             faults: none
             history: not kept
             web: off
+            nightscout: off
 
             """)
     }
@@ -63,7 +64,7 @@ import Testing
             + #""readings":[{"kind":"temperature","value":4.25,"unit":"°C","ageSeconds":0}],"battery":{"percent":90,"ageSeconds":40},"sensor":null}],"#
             + #""alarms":[{"alarm":"urgent-low","priority":"high","state":"sounding","since":"2027-01-15T08:00:20.000Z","ageSeconds":60},"#
             + #"{"alarm":"low","priority":"medium","state":"snoozed","snoozedUntil":"2027-01-15T08:16:20.000Z","snoozedSeconds":900,"since":"2027-01-15T08:00:10.000Z","ageSeconds":70}],"#
-            + #""faults":[],"history":null,"web":null}"#)
+            + #""faults":[],"history":null,"web":null,"upload":null}"#)
     }
 
     /// A bad night for the appliance itself: no controller ever, faults, the other alarm states.
@@ -91,6 +92,7 @@ import Testing
               fault:no-controller (medium priority): SOUNDING, since 2027-01-15T07:59:30.000Z (30 s)
             history: /var/lib/vigil/history.sqlite, 1 row waiting to be written
             web: not served: port 8080 in use
+            nightscout: off
 
             """)
     }
@@ -102,7 +104,7 @@ import Testing
             + #"{"alarm":"signal-loss:g6","priority":"medium","state":"waiting-for-fresh-data","since":"2027-01-15T07:00:00.000Z","ageSeconds":3600},"#
             + #"{"alarm":"sensor-warmup:g6","priority":"low","state":"noted","since":"2027-01-15T06:00:00.000Z","ageSeconds":7200}],"#
             + #""faults":[{"alarm":"fault:no-controller","priority":"medium","state":"sounding","since":"2027-01-15T07:59:30.000Z","ageSeconds":30}],"#
-            + #""history":{"path":"/var/lib/vigil/history.sqlite","pendingRows":1},"web":{"serving":false,"reason":"port 8080 in use"}}"#)
+            + #""history":{"path":"/var/lib/vigil/history.sqlite","pendingRows":1},"web":{"serving":false,"reason":"port 8080 in use"},"upload":null}"#)
     }
 
     @Test(arguments: [
@@ -166,8 +168,32 @@ import Testing
     @Test func aServedPageSaysItsAddress() {
         let status = ApplianceStatus(version: "1", uptime: .zero, time: Self.wall0, controller: .up(for: .zero), devices: [], alarms: [],
                                      faults: [], history: nil, web: .serving(url: "https://0.0.0.0:8443/"))
-        #expect(status.text.hasSuffix("history: not kept\nweb: serving https://0.0.0.0:8443/\n"))
-        #expect(status.json.rendered.hasSuffix(#""web":{"serving":true,"url":"https://0.0.0.0:8443/"}}"#))
+        #expect(status.text.hasSuffix("history: not kept\nweb: serving https://0.0.0.0:8443/\nnightscout: off\n"))
+        #expect(status.json.rendered.hasSuffix(#""web":{"serving":true,"url":"https://0.0.0.0:8443/"},"upload":null}"#))
+    }
+
+    /// The upload's line: what waits, since when, the last success, the failure while failing,
+    /// and the warning after an hour; never the site's address or a credential.
+    @Test func theUploadSaysItsQueueAndItsLastSuccess() {
+        var upload = Nightscout.UploadStatus()
+        upload.queued = 37
+        upload.oldest = Self.wall0 - .seconds(3 * 3600)
+        upload.lastSuccess = Self.wall0 - .seconds(2 * 3600 + 60)
+        upload.failingSince = .zero
+        upload.lastFailure = "POST /api/v1/entries (37 rows): could not connect: connection refused"
+        upload.lastFailureAt = Self.wall0 - .seconds(30)
+        var status = ApplianceStatus(version: "1", uptime: .zero, time: Self.wall0, controller: .up(for: .zero), devices: [], alarms: [],
+                                     faults: [], history: nil)
+        status.upload = .init(status: upload, fault: "Nightscout upload failing for 2 h, 37 waiting: could not connect")
+        #expect(status.text.hasSuffix("""
+            nightscout: 37 waiting (the oldest 3 h ago), last sent 2 h 1 min ago; failing: POST /api/v1/entries (37 rows): could not connect: connection refused
+              warning: Nightscout upload failing for 2 h, 37 waiting: could not connect
+
+            """))
+        #expect(status.json.rendered.hasSuffix(#""upload":{"queued":37,"oldest":"2027-01-15T05:00:00.000Z","lastSuccess":"2027-01-15T05:59:00.000Z","#
+            + #""failing":true,"lastFailure":"POST /api/v1/entries (37 rows): could not connect: connection refused","#
+            + #""lastFailureAt":"2027-01-15T07:59:30.000Z","refused":false,"droppedUnsent":0,"rejected":0,"#
+            + #""fault":"Nightscout upload failing for 2 h, 37 waiting: could not connect"}}"#))
     }
 
 }

@@ -178,10 +178,30 @@ struct SupervisorWorld {
         tell(answerOpening())
     }
 
+    /// The history's upload queue, as its triggers fill it: glucose, meter and battery rows.
+    var uploadQueue: [UploadQueue.Item] = []
+    /// Batches the uploader asked for; while `holdUploadLoads`, they are left unanswered for
+    /// the test to answer.
+    var uploadLoads = 0
+    var holdUploadLoads = false
+
     /// The HTTP client's connection work, in order: a test answers it with `Input.http`.
     var httpActions: [HTTP.Client.Action] = []
+    /// A server that answers every exchange at once (connected, secured, sent, then its
+    /// response and the close): the status code for each request's text; nil: the test answers.
+    var server: ((String) -> Int)?
+    /// The requests `server` answered, as text.
+    var served: [String] = []
 
     // MARK: Performing
+
+    mutating func queueForUpload(_ records: [HistoryRecord]) {
+        for case let .readings(readings, _) in records {
+            for reading in readings where [.glucose, .meterGlucose, .battery].contains(reading.kind) {
+                uploadQueue.append(UploadQueue.Item(id: UploadQueue.ItemID(source: .reading, row: Int64(uploadQueue.count + 1)), content: .reading(reading)))
+            }
+        }
+    }
 
     mutating func perform() {
         while true {
@@ -216,6 +236,7 @@ struct SupervisorWorld {
                 supervisor.receive(.historyCommitFailed("database is locked", pending: rows, droppedTotal: droppedTotal), at: clocks)
             } else {
                 written += pending
+                queueForUpload(pending)
                 pending = []
                 supervisor.receive(.historyCommitted(droppedTotal: droppedTotal), at: clocks)
             }
@@ -241,6 +262,16 @@ struct SupervisorWorld {
                 attemptRunning = nil
                 supervisor.receive(answerOpening(), at: clocks)
             }
+        case let .loadUploadBatch(_, limit):
+            uploadLoads += 1
+            if holdUploadLoads { return }
+            let status = UploadQueue.Status(queued: uploadQueue.count, oldest: uploadQueue.first.flatMap { item in
+                if case let .reading(reading) = item.content { reading.wallTime } else { nil }
+            })
+            supervisor.receive(.uploadBatchLoaded(.success(UploadQueue.Batch(items: Array(uploadQueue.prefix(limit)), status: status))), at: clocks)
+        case let .acknowledgeUploads(_, ids, _):
+            uploadQueue.removeAll { ids.contains($0.id) }
+            supervisor.receive(.uploadsAcknowledged(failure: nil), at: clocks)
         case .startSerialExport, .dropStartupCode, .stopUSBExport:
             break
         case let .notify(fields):
@@ -268,6 +299,21 @@ struct SupervisorWorld {
             supervisor.receive(.recentGlucose(found + web.storedGlucose), at: clocks)
         case let .http(action):
             httpActions.append(action)
+            guard let server else { return }
+            switch action {
+            case let .open(id, _, _, tls):
+                supervisor.receive(.http(.resolved(id)), at: clocks)
+                supervisor.receive(.http(.connected(id)), at: clocks)
+                if tls { supervisor.receive(.http(.secured(id)), at: clocks) }
+            case let .send(id, bytes):
+                let request = String(decoding: bytes, as: UTF8.self)
+                served.append(request)
+                let status = server(request)
+                supervisor.receive(.http(.sent(id)), at: clocks)
+                supervisor.receive(.http(.received(id, Array("HTTP/1.1 \(status) Answer\r\nContent-Length: 2\r\n\r\n[]".utf8))), at: clocks)
+            case .close:
+                break
+            }
         }
     }
 

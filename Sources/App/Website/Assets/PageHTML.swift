@@ -72,6 +72,7 @@ extension Website.Assets {
 <section id="devices-card" class="card" aria-labelledby="devices-title">
 <h2 id="devices-title">Devices</h2>
 <ul id="devices" class="devices"></ul>
+<p id="upload" class="muted" hidden></p>
 </section>
 <section id="others-card" class="card" aria-labelledby="others-title">
 <h2 id="others-title">Other sensors</h2>

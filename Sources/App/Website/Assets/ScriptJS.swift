@@ -189,6 +189,7 @@ extension Website.Assets {
     renderGlucose();
     renderAlarms();
     renderDevices();
+    renderUpload();
     renderOthers();
     $("version").textContent = state.version ? "Vigil " + state.version : "";
   }
@@ -328,6 +329,22 @@ extension Website.Assets {
       if (more.length) facts.appendChild(document.createTextNode(" \u00b7 " + more.join(" \u00b7 ")));
       item.appendChild(facts);
     });
+  }
+
+  // The Nightscout upload: what waits, since when, the last success, the failure while failing.
+  function renderUpload() {
+    var line = $("upload"), u = state.upload;
+    line.hidden = !u;
+    line.textContent = "";
+    if (!u) return;
+    line.appendChild(document.createTextNode("Nightscout: " + (u.queued || 0) + " waiting"));
+    if (u.queued > 0 && isNumber(u.oldest)) {
+      line.appendChild(document.createTextNode(", the oldest from "));
+      line.appendChild(agoSpan(u.oldest));
+    }
+    line.appendChild(document.createTextNode(" \u00b7 last sent "));
+    line.appendChild(isNumber(u.lastSuccess) ? agoSpan(u.lastSuccess) : el("span", "", "never"));
+    if (u.failing && u.lastFailure) line.appendChild(document.createTextNode(" \u00b7 " + u.lastFailure));
   }
 
   function sensorText(device) {
