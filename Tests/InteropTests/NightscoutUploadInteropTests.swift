@@ -11,9 +11,10 @@ extension Interop {
     /// document it stored (`{"accepted":"entries",...}`).
     @Suite(bumbleRequired) struct NightscoutUploadInteropTests {
         /// 60 dex seconds per real second: a reading every 5 s. The transmitter is connectable
-        /// again a second after each session and its sensor session is a minute old, so no
-        /// backfill brings older readings after newer ones: the order Vigil reports readings in
-        /// is their time order, the order the server must see them in.
+        /// again a second after each session and its sensor session is a minute old. At that
+        /// speed a reading's age in dex seconds, which Vigil dates it by, is 60 times its age in
+        /// real time, so the dates Vigil gives are not in the order it reports the readings:
+        /// the order checked is the queue's, oldest date first in every request.
         static let g6Arguments = ["--speed", "60", "--readvertise-after", "1", "--session-age-minutes", "1"]
 
         static func config(transmitterID: String, site: Rig) throws -> String {
@@ -137,12 +138,13 @@ struct UploadWatch {
     var earlier: [ReportedGlucose] = []
     var device = "g6"
 
-    /// Every reading reported so far, earlier runs first, each once (a restarted driver may
-    /// report a reading the history already holds again).
+    /// Every reading reported so far, earlier runs first, each once: a restarted driver
+    /// reports a reading the history already holds again (backfilled, dated anew), and the
+    /// sensor's stamp says it is the same; the first copy is the one stored and queued.
     func reported() -> [ReportedGlucose] {
         var seen = Set<String>()
         return (earlier + ReportedGlucose.all(in: vigil.events, device: device)).filter {
-            seen.insert("\(Int($0.seconds.rounded()))/\($0.mgdl)").inserted
+            seen.insert($0.stamp ?? "\(Int($0.seconds.rounded()))/\($0.mgdl)").inserted
         }
     }
 
@@ -166,7 +168,8 @@ struct UploadWatch {
 
     /// Each reported reading stored exactly once (a second copy only as the server's
     /// de-duplication of an upload whose answer was lost), nothing stored that Vigil did not
-    /// report, and the server's arrival order the order Vigil reported them in.
+    /// report, every request oldest first (the queue's order, docs/nightscout-upload.md), and
+    /// the `earlier` run's queue delivered before anything this run reported.
     func expectEachReadingStoredOnceInOrder(sourceLocation: SourceLocation = #_sourceLocation) {
         let reported = reported()
         let all = stored()
@@ -178,11 +181,15 @@ struct UploadWatch {
         }
         let unexplained = firsts.filter { entry in !reported.contains { !$0.match(in: [entry]).isEmpty } }
         #expect(unexplained.isEmpty, "stored but never reported: \(unexplained)", sourceLocation: sourceLocation)
-        let arrival = firsts.sorted { $0.seq < $1.seq }.compactMap { entry in
-            reported.firstIndex { !$0.match(in: [entry]).isEmpty }
+        for (request, entries) in Dictionary(grouping: all.filter { $0.type == "sgv" }, by: \.request) {
+            let dates = entries.sorted { $0.seq < $1.seq }.compactMap(\.seconds)
+            #expect(dates == dates.sorted(), "request \(request) not oldest first: \(entries)", sourceLocation: sourceLocation)
         }
-        #expect(arrival == arrival.sorted(), "arrived out of order (indices in Vigil's report order): \(arrival)",
-                sourceLocation: sourceLocation)
+        let backlog = firsts.filter { entry in earlier.contains { !$0.match(in: [entry]).isEmpty } }
+        let live = firsts.filter { entry in !earlier.contains { !$0.match(in: [entry]).isEmpty } }
+        if let lastQueued = backlog.map(\.seq).max(), let firstLive = live.map(\.seq).min() {
+            #expect(lastQueued < firstLive, "the earlier run's queue was not delivered first: \(firsts)", sourceLocation: sourceLocation)
+        }
         let lost = lostAnswerTimes()
         let resent = all.filter { $0.duplicate && !lost.contains($0.sysTime) }
         #expect(resent.isEmpty, "uploaded again although the server had answered: \(resent)", sourceLocation: sourceLocation)

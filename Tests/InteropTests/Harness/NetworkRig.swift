@@ -123,6 +123,10 @@ struct ReportedGlucose: CustomStringConvertible, Equatable {
     var mgdl: Double
     var seconds: Double
     var time: String
+    /// The sensor's own name for the reading (`sensorRun`/`sensorTime` in the event), when it
+    /// has one: a reading backfilled again after a restart is dated anew but named the same,
+    /// and the history keeps it once (docs/reading-identity.md).
+    var stamp: String?
     var description: String { "\(device ?? "?") \(mgdl) mg/dL at \(time)" }
 
     /// Every glucose reading among `events`, in the order Vigil reported them.
@@ -132,7 +136,8 @@ struct ReportedGlucose: CustomStringConvertible, Equatable {
                   let mgdl = event.double("mgdl"), let time = event.string("time"),
                   let seconds = NetworkTime.seconds(time) else { return nil }
             if let device, event.string("device") != device { return nil }
-            return ReportedGlucose(device: event.string("device"), mgdl: mgdl, seconds: seconds, time: time)
+            let stamp = event.double("sensorTime").map { "\(event.string("sensorRun") ?? "")/\(Int64($0))" }
+            return ReportedGlucose(device: event.string("device"), mgdl: mgdl, seconds: seconds, time: time, stamp: stamp)
         }
     }
 

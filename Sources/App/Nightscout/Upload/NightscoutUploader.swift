@@ -227,7 +227,7 @@ extension Nightscout {
 
         private mutating func refusedCredential(code: Int, first: Bool, at now: ClockReadings) {
             let line = "the Nightscout site refused \(configuration.credential) (HTTP \(code)); nothing is sent until it accepts it"
-            wait(backOff.longest(), after: line, level: first ? .error : .info, at: now)
+            wait(backOff.next(), after: line, level: first ? .error : .info, at: now)
         }
 
         /// The site refused a request as malformed: a smaller batch finds the row it refuses;

@@ -23,13 +23,6 @@ extension Nightscout {
             return jittered(ceiling)
         }
 
-        /// The longest wait, jittered: for a site that refused the credential, which only a
-        /// person can mend, asked again now and then and never in a storm.
-        public mutating func longest() -> Duration {
-            failures += 1
-            return jittered(Self.longest)
-        }
-
         public mutating func succeeded() { failures = 0 }
 
         private mutating func jittered(_ ceiling: Duration) -> Duration {
