@@ -21,6 +21,7 @@ extension Interop {
                   devices: 1 (strap (heart-rate))
                   face: GPIO on board pi-4b (buzzer 17, LED 27, button 22)
                   state directory: /var/lib/vigil
+                  nightscout: off (no [nightscout] section)
                   web: off (no [web] section)
                   certificate authorities: the system's (/etc/ssl/certs/ca-certificates.crt)
 

@@ -102,14 +102,14 @@ extension Interop {
             vigil.expectNoSecret(["share-password-1", "libre-password-1"])
         }
 
-        /// The followed site's newest reading is 9.5 minutes old when Vigil reads it; then the
-        /// site stops answering (it accepts connections and says nothing). With
+        /// The followed site's newest reading is 9 minutes 45 s old when Vigil reads it; then
+        /// the site stops answering (it accepts connections and says nothing). With
         /// `signal-loss-minutes = 10` the alarm is due 10 minutes after the reading's own
-        /// time, half a minute into the run: not 10 minutes after it arrived, and not later
-        /// because requests hang.
+        /// time, a quarter of a minute into the run: not 10 minutes after it arrived, and not
+        /// later because requests hang.
         @Test func aFollowerWhoseServerStopsAnsweringRaisesSignalLossOnTime() throws {
             let run = try NightscoutFollowerRun(serving: [
-                ["type": "sgv", "sgv": 120, "direction": "Flat", "device": "xDrip-DexcomG6", "ageSeconds": 570],
+                ["type": "sgv", "sgv": 120, "direction": "Flat", "device": "xDrip-DexcomG6", "ageSeconds": 585],
             ], alarms: "signal-loss-minutes = 10", seconds: 180)
             let (site, vigil) = (run.site, run.vigil)
             let readingDate = try #require(run.served.first?.double("date"))

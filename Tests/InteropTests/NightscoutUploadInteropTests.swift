@@ -127,6 +127,73 @@ extension Interop {
             #expect(online.stop() == 0, "\(online.summary)")
             second.expectEachReadingStoredOnceInOrder()
         }
+
+        /// The whole chain: one `vigil run` hears a Bumble Dexcom G6 reading 50 mg/dL and uploads
+        /// it; a second `vigil run`, following the same site as a `nightscout` device with a
+        /// token that may only read, raises urgent low from what the first uploaded.
+        @Test func aSecondVigilFollowingTheSiteRaisesUrgentLowFromTheFirstsUploads() throws {
+            let g6 = try Rig.launch("dexcom_g6.py", arguments: ["--glucose-mgdl", "50", "--readvertise-after", "1"])
+            defer { g6.stop() }
+            let site = try NetworkRig.nightscout(tokens: ["follower=readable"])
+            defer { site.stop() }
+            let transmitterID = try #require(try g6.info().string("id"))
+            let token = try #require(try site.info().object("tokens")?.string("follower"))
+            let uploaderState = try StateDirectory()
+            let uploaderConfig = try NetworkRig.writeSecretConfig(try NetworkRig.networkSection(site) + """
+                [face]
+                backend = "none"
+                [nightscout]
+                url = "https://\(NetworkRig.nightscoutHost)"
+                api-secret = "\(NetworkRig.apiSecret)"
+                [[device]]
+                type = "dexcom"
+                label = "g6"
+                transmitter-id = "\(transmitterID)"
+
+                """, in: uploaderState)
+            let uploader = try BackgroundVigil(["run"] + VigilProcess.hci(g6)
+                + NetworkRig.connectTo(site, hosts: [NetworkRig.nightscoutHost]) + [
+                    "--config", uploaderConfig.path, "--state-dir", uploaderState.url.appendingPathComponent("state").path,
+                    "--events-json", "--log-level", "info", "--seconds", "\(180 * InteropEnvironment.capScale)"])
+            defer { uploader.stop() }
+            let stored = uploader.wait(upTo: .seconds(Int64(60 * InteropEnvironment.capScale))) {
+                StoredEntry.all(in: (try? site.records()) ?? []).contains { $0.type == "sgv" && $0.sgv == 50 }
+            }
+            try #require(stored, "the first vigil uploaded no 50 mg/dL\n\(uploader.summary)")
+
+            let controller = try Rig.launch()
+            defer { controller.stop() }
+            let followerState = try StateDirectory()
+            let followerConfig = try NetworkRig.writeSecretConfig(try NetworkRig.networkSection(site) + """
+                [face]
+                backend = "none"
+                [alarms]
+                urgent-low = 55
+                [[device]]
+                type = "nightscout"
+                url = "https://\(NetworkRig.nightscoutHost)"
+                token = "\(token)"
+                label = "followed"
+
+                """, in: followerState)
+            let follower = try BackgroundVigil(["run"] + VigilProcess.hci(controller)
+                + NetworkRig.connectTo(site, hosts: [NetworkRig.nightscoutHost]) + [
+                    "--config", followerConfig.path, "--state-dir", followerState.url.appendingPathComponent("state").path,
+                    "--events-json", "--log-level", "info", "--seconds", "\(120 * InteropEnvironment.capScale)"])
+            defer { follower.stop() }
+            let raised = follower.wait(upTo: .seconds(Int64(60 * InteropEnvironment.capScale))) {
+                follower.events.contains { FollowerInteropTests.isRaised($0, "urgent-low") }
+            }
+            #expect(raised, "the follower raised no urgent low\n\(follower.summary)")
+            let followed = ReportedGlucose.all(in: follower.events, device: "followed")
+            let uploaded = ReportedGlucose.all(in: uploader.events, device: "g6")
+            #expect(followed.contains { reading in reading.mgdl == 50 && uploaded.contains { abs($0.seconds - reading.seconds) <= 1 } },
+                    "the follower's 50 mg/dL is not a reading the first vigil reported at that time: \(followed) / \(uploaded)")
+            #expect(follower.stop() == 0, "\(follower.summary)")
+            #expect(uploader.stop() == 0, "\(uploader.summary)")
+            follower.expectNoSecret([token])
+            uploader.expectNoSecret([NetworkRig.apiSecret])
+        }
     }
 }
 

@@ -1,12 +1,12 @@
 import Simulator
 
 extension Nightscout {
-    /// How long the uploader waits after a failure: 30 s doubling to 10 minutes, each wait
+    /// How long the uploader waits after a failure: 5 s doubling to 10 minutes, each wait
     /// drawn between half and all of that (docs/nightscout-upload.md "Back-off"). The jitter
     /// keeps a house of appliances that lost the same network from coming back in step; it
     /// comes from a `SplitMix64` seeded by the runner at start, so a test replays it exactly.
     public struct UploadBackOff: Sendable {
-        public static let first = Duration.seconds(30)
+        public static let first = Duration.seconds(5)
         public static let longest = Duration.seconds(600)
 
         /// Failures in a row; 0 after a success.

@@ -204,7 +204,7 @@ import Web
         #expect(warnings.contains { $0.contains("cannot be read back (unknown kind code 42)") })
     }
 
-    /// 5xx and failures back off from 30 s doubling to 10 minutes, each wait jittered into
+    /// 5xx and failures back off from 5 s doubling to 10 minutes, each wait jittered into
     /// its upper half by the seeded generator: the same seed, the same waits.
     @Test func failuresBackOffWithSeededJitterAndNothingIsLostOrDoubled() {
         func waits(seed: UInt64) -> ([Duration], World) {
@@ -225,7 +225,7 @@ import Web
             return (waits, world)
         }
         let (first, world) = waits(seed: 42)
-        let ceilings: [Int64] = [30, 60, 120, 240, 480, 600, 600, 600]
+        let ceilings: [Int64] = [5, 10, 20, 40, 80, 160, 320, 600]
         #expect(first.count == 8)
         for (wait, ceiling) in zip(first, ceilings) {
             #expect(wait >= .seconds(ceiling / 2) && wait <= .seconds(ceiling), "\(wait) within [\(ceiling / 2), \(ceiling)] s")
@@ -255,7 +255,7 @@ import Web
             + Nightscout.Uploader.spoken(world.uploader.nextDeadline! - world.now)])
         for attempt in 0..<5 {
             let wait = world.uploader.nextDeadline! - world.now
-            let ceiling = Duration.seconds(30 * (1 << attempt))
+            let ceiling = Nightscout.UploadBackOff.first * (1 << attempt)
             #expect(wait >= ceiling / 2 && wait <= ceiling, "attempt \(attempt): \(wait)")
             world.advanceToDeadline()
         }
